@@ -1,0 +1,55 @@
+//===- EtCopyDialect.h - etcopy dialect and attributes ------*- C++ -*-===//
+//
+// Declares the etcopy dialect, the DeviceKind enum and the DeviceAttr
+// placement attribute, with helpers to read the placement of a memref or
+// tensor type.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ETCOPY_DIALECT_ETCOPY_ETCOPYDIALECT_H
+#define ETCOPY_DIALECT_ETCOPY_ETCOPYDIALECT_H
+
+#include "mlir/IR/Attributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Dialect.h"
+
+#include "etcopy/Dialect/EtCopy/EtCopyDialect.h.inc"
+#include "etcopy/Dialect/EtCopy/EtCopyEnums.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "etcopy/Dialect/EtCopy/EtCopyAttributes.h.inc"
+
+namespace mlir::etcopy {
+
+/// The placement attribute carried by a shaped type: a memref's memory space
+/// or a ranked tensor's encoding. Null when there is none.
+Attribute getPlacementAttr(Type type);
+
+/// Where a memref or tensor type lives, as understood by etcopy.
+struct Placement {
+  enum class Kind {
+    /// No memory space or encoding, or `#etcopy.device<cpu>`.
+    Host,
+    /// An `#etcopy.device` of a non-host kind.
+    Device,
+    /// Some other memory space or encoding etcopy does not interpret.
+    Unknown,
+  };
+  Kind kind;
+  /// The device for Kind::Device, null otherwise.
+  DeviceAttr device;
+
+  bool isHost() const { return kind == Kind::Host; }
+  bool isDevice() const { return kind == Kind::Device; }
+};
+
+/// Classifies the placement of `type` (a memref or ranked tensor type).
+Placement getPlacement(Type type);
+
+/// Returns `type` (memref or ranked tensor) placed on `device`: the memory
+/// space or encoding is replaced; a host device yields no space/encoding.
+Type withPlacement(Type type, DeviceAttr device);
+
+} // namespace mlir::etcopy
+
+#endif // ETCOPY_DIALECT_ETCOPY_ETCOPYDIALECT_H

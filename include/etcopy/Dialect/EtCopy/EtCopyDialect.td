@@ -1,0 +1,59 @@
+//===- EtCopyDialect.td - etcopy dialect definition --------*- tablegen -*-===//
+//
+// The `etcopy` dialect: explicit, optimisable host<->device data movement.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ETCOPY_DIALECT_ETCOPY_ETCOPYDIALECT_TD
+#define ETCOPY_DIALECT_ETCOPY_ETCOPYDIALECT_TD
+
+include "mlir/IR/DialectBase.td"
+
+def EtCopy_Dialect : Dialect {
+  let name = "etcopy";
+  let cppNamespace = "::mlir::etcopy";
+  let summary = "Explicit host<->device copies and device placement";
+  let description = [{
+    The `etcopy` dialect models where data lives and when it moves between
+    the host and an accelerator, in the way ExecuTorch's device support does
+    with its `et_copy._h2d_copy` / `_d2h_copy` ops.
+
+    Placement is carried by one attribute, `#etcopy.device<kind:ordinal>`,
+    used in three roles:
+
+    * as the memory space of a memref: `memref<4xf32, #etcopy.device<cuda:0>>`;
+    * as the encoding of a ranked tensor: `tensor<4xf32, #etcopy.device<cuda:0>>`;
+    * as the discardable attribute `etcopy.device` on functions and other
+      operations, naming the device they run on (a *delegate*).
+
+    A memref without memory space, a tensor without encoding and anything
+    placed on `#etcopy.device<cpu>` is host data.
+
+    Data moves only through `etcopy.h2d` and `etcopy.d2h`. Each has a
+    functional form on tensors (pure, so CSE, folding and loop-invariant code
+    motion apply) and an out form on memrefs that writes a destination buffer,
+    which is what bufferization produces and what the lowering to the GPU
+    dialect and the CUDA Runtime API consumes.
+
+    Discardable attributes verified by the dialect:
+
+    * `etcopy.device = #etcopy.device<...>`: placement of a function or op;
+    * `etcopy.propagate = {skip_h2d_for_method_inputs = true,
+      skip_d2h_for_method_outputs = false}`: per-method configuration of
+      `etcopy-propagate-device` (both keys optional, boolean values).
+  }];
+  let useDefaultAttributePrinterParser = 1;
+  let hasOperationAttrVerify = 1;
+  let extraClassDeclaration = [{
+    /// Name of the discardable placement attribute.
+    static constexpr ::llvm::StringLiteral getDeviceAttrName() {
+      return ::llvm::StringLiteral("etcopy.device");
+    }
+    /// Name of the discardable per-method propagation configuration.
+    static constexpr ::llvm::StringLiteral getPropagateAttrName() {
+      return ::llvm::StringLiteral("etcopy.propagate");
+    }
+  }];
+}
+
+#endif // ETCOPY_DIALECT_ETCOPY_ETCOPYDIALECT_TD

@@ -1,0 +1,131 @@
+//===- EtCopyOps.td - etcopy operations --------------------*- tablegen -*-===//
+//
+// `etcopy.h2d` and `etcopy.d2h`: host-to-device and device-to-host copies,
+// each in a functional (tensor) form and an out (memref destination) form.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ETCOPY_DIALECT_ETCOPY_ETCOPYOPS_TD
+#define ETCOPY_DIALECT_ETCOPY_ETCOPYOPS_TD
+
+include "etcopy/Dialect/EtCopy/EtCopyAttributes.td"
+include "mlir/IR/OpBase.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+class EtCopy_Op<string mnemonic, list<Trait> traits = []>
+    : Op<EtCopy_Dialect, mnemonic, traits>;
+
+// The verifier constraints shared by both copy directions. `from`/`to` name
+// the side that must be on the host and on a device respectively.
+class EtCopy_CopyConstraints<string from, string to> {
+  string text = [{
+
+    Constraints (checked by the verifier, cited as `(C1)`… in its messages'
+    source and in the tests of `invalid.mlir`):
+
+    * (C1) Form: either the functional form (a ranked tensor source, a ranked
+      tensor result, no destination) or the out form (a memref source, a
+      memref destination, no result).
+    * (C2) Direction: the }] # from # [{ must be host data (no memory space or
+      encoding, or `#etcopy.device<cpu>`) and the }] # to # [{ must be on a
+      non-host `#etcopy.device`. Other memory spaces are rejected.
+    * (C3) Source and target have the same element type.
+    * (C4) Source and target have the same rank.
+    * (C5) Where a dimension is static on both sides, the sizes are equal.
+      Dynamic dimensions may meet static ones; rank 0 and zero-sized shapes
+      are valid.
+  }];
+}
+
+class EtCopy_CopyOp<string mnemonic>
+    : EtCopy_Op<mnemonic, [
+        DeclareOpInterfaceMethods<MemoryEffectsOpInterface>,
+        DeclareOpInterfaceMethods<ConditionallySpeculatable>]> {
+  let arguments = (ins
+    AnyTypeOf<[AnyRankedTensor, AnyMemRef]>:$source,
+    Optional<AnyMemRef>:$dest);
+  let results = (outs Optional<AnyRankedTensor>:$result);
+
+  // The target type follows `->`: it is the destination's type in the out
+  // form and the result's type in the functional form.
+  let assemblyFormat = [{
+    $source (`,` $dest^)? attr-dict `:` type($source) `->`
+    custom<CopyTargetType>(type($dest), type($result))
+  }];
+
+  let builders = [
+    // Functional form: copies `source` into a new value of `resultType`.
+    OpBuilder<(ins "::mlir::Type":$resultType, "::mlir::Value":$source), [{
+      build($_builder, $_state, resultType, source, ::mlir::Value());
+    }]>,
+    // Out form: copies `source` into the buffer `dest`.
+    OpBuilder<(ins "::mlir::Value":$source, "::mlir::Value":$dest), [{
+      build($_builder, $_state, ::mlir::Type(), source, dest);
+    }]>,
+  ];
+
+  let hasVerifier = 1;
+  let hasFolder = 1;
+
+  let extraClassDeclaration = [{
+    /// True for the functional (tensor) form.
+    bool hasPureTensorSemantics() { return getResult() != nullptr; }
+    /// The type copied to: the result's in the functional form, the
+    /// destination's in the out form.
+    ::mlir::ShapedType getTargetType() {
+      ::mlir::Value target = getResult();
+      if (!target)
+        target = getDest();
+      return ::llvm::cast<::mlir::ShapedType>(target.getType());
+    }
+    ::mlir::ShapedType getSourceType() {
+      return ::llvm::cast<::mlir::ShapedType>(getSource().getType());
+    }
+  }];
+}
+
+def EtCopy_H2DOp : EtCopy_CopyOp<"h2d"> {
+  let summary = "Copy data from the host to a device";
+  let description = [{
+    Copies host data to a device, the MLIR form of ExecuTorch's
+    `et_copy._h2d_copy` (functional form) and `_h2d_copy.out` (out form).
+    Like ExecuTorch's kernel, the device is taken from the **destination**:
+    the result's encoding in the functional form, the destination's memory
+    space in the out form.
+
+    The functional form is pure: it produces a new tensor and has no side
+    effects, so it can be CSE'd, hoisted out of loops and folded with a
+    matching `etcopy.d2h` (`h2d(d2h(y)) -> y` when `y` already lives on the
+    same device with the same type). The out form reads its source and writes
+    its destination; bufferization turns the functional form into it.
+
+    ```mlir
+    // Functional form.
+    %d = etcopy.h2d %h : tensor<2x?xf32> -> tensor<2x?xf32, #etcopy.device<cuda:0>>
+    // Out form: writes %dst.
+    etcopy.h2d %src, %dst : memref<2x3xf32> -> memref<2x3xf32, #etcopy.device<cuda:0>>
+    ```
+  }] # EtCopy_CopyConstraints<"source", "target (result or destination)">.text;
+}
+
+def EtCopy_D2HOp : EtCopy_CopyOp<"d2h"> {
+  let summary = "Copy data from a device to the host";
+  let description = [{
+    Copies device data back to the host, the MLIR form of ExecuTorch's
+    `et_copy._d2h_copy` and `_d2h_copy.out`. The device is taken from the
+    **source**: its encoding or memory space.
+
+    The functional form is pure and folds with a producing `etcopy.h2d`
+    (`d2h(h2d(x)) -> x` when the types match); the out form reads its source
+    and writes its destination.
+
+    ```mlir
+    // Functional form.
+    %b = etcopy.d2h %d : tensor<2x?xf32, #etcopy.device<cuda:0>> -> tensor<2x?xf32>
+    // Out form: writes %dst.
+    etcopy.d2h %src, %dst : memref<2x3xf32, #etcopy.device<cuda:0>> -> memref<2x3xf32>
+    ```
+  }] # EtCopy_CopyConstraints<"target (result or destination)", "source">.text;
+}
+
+#endif // ETCOPY_DIALECT_ETCOPY_ETCOPYOPS_TD

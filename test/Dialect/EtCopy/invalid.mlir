@@ -1,0 +1,265 @@
+// RUN: etcopy-opt %s -split-input-file -verify-diagnostics
+
+// One case per verifier constraint of etcopy.h2d / etcopy.d2h (C1-C5, named
+// after it), every parse error of #etcopy.device, and the discardable
+// attributes.
+
+//===----------------------------------------------------------------------===//
+// (C1) Form consistency.
+//===----------------------------------------------------------------------===//
+
+func.func @h2d_c1_tensor_with_destination(%t: tensor<4xf32>, %d: memref<4xf32, #etcopy.device<cuda:0>>) {
+  // expected-error @+1 {{'etcopy.h2d' op with a tensor source (functional form) takes no destination operand, got 'memref<4xf32, #etcopy.device<cuda:0>>'}}
+  "etcopy.h2d"(%t, %d) : (tensor<4xf32>, memref<4xf32, #etcopy.device<cuda:0>>) -> ()
+  return
+}
+
+// -----
+
+func.func @h2d_c1_tensor_without_result(%t: tensor<4xf32>) {
+  // expected-error @+1 {{'etcopy.h2d' op with a tensor source (functional form) requires a tensor result}}
+  "etcopy.h2d"(%t) : (tensor<4xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func @h2d_c1_memref_with_result(%m: memref<4xf32>) {
+  // expected-error @+1 {{'etcopy.h2d' op with a memref source (out form) has no result, got 'tensor<4xf32, #etcopy.device<cuda:0>>'}}
+  %0 = etcopy.h2d %m : memref<4xf32> -> tensor<4xf32, #etcopy.device<cuda:0>>
+  return
+}
+
+// -----
+
+func.func @d2h_c1_memref_without_destination(%m: memref<4xf32, #etcopy.device<cuda:0>>) {
+  // expected-error @+1 {{'etcopy.d2h' op with a memref source (out form) requires a memref destination}}
+  "etcopy.d2h"(%m) : (memref<4xf32, #etcopy.device<cuda:0>>) -> ()
+  return
+}
+
+// -----
+
+func.func @d2h_c1_tensor_with_destination(%t: tensor<4xf32, #etcopy.device<cuda:0>>, %h: memref<4xf32>) {
+  // expected-error @+1 {{'etcopy.d2h' op with a tensor source (functional form) takes no destination operand, got 'memref<4xf32>'}}
+  etcopy.d2h %t, %h : tensor<4xf32, #etcopy.device<cuda:0>> -> memref<4xf32>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// (C2) Direction.
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @h2d_c2_source_on_device(%t: tensor<4xf32, #etcopy.device<cuda:1>>) {
+  // expected-error @+1 {{'etcopy.h2d' op source must be on the host, got 'tensor<4xf32, #etcopy.device<cuda:1>>' on cuda:1}}
+  %0 = etcopy.h2d %t : tensor<4xf32, #etcopy.device<cuda:1>> -> tensor<4xf32, #etcopy.device<cuda:0>>
+  return
+}
+
+// -----
+
+func.func @h2d_c2_result_on_host(%t: tensor<4xf32>) {
+  // expected-error @+1 {{'etcopy.h2d' op result must be on an #etcopy.device other than cpu, got 'tensor<4xf32>' on the host}}
+  %0 = etcopy.h2d %t : tensor<4xf32> -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @h2d_c2_destination_on_cpu(%m: memref<4xf32>, %c: memref<4xf32, #etcopy.device<cpu>>) {
+  // expected-error @+1 {{'etcopy.h2d' op destination must be on an #etcopy.device other than cpu, got 'memref<4xf32, #etcopy.device<cpu>>' on the host}}
+  etcopy.h2d %m, %c : memref<4xf32> -> memref<4xf32, #etcopy.device<cpu>>
+  return
+}
+
+// -----
+
+func.func @h2d_c2_foreign_memory_space(%m: memref<4xf32>, %g: memref<4xf32, 1>) {
+  // expected-error @+1 {{'etcopy.h2d' op destination must be on an #etcopy.device other than cpu, got 'memref<4xf32, 1>' in memory space 1}}
+  etcopy.h2d %m, %g : memref<4xf32> -> memref<4xf32, 1>
+  return
+}
+
+// -----
+
+func.func @h2d_c2_foreign_source_space(%m: memref<4xf32, #gpu.address_space<global>>, %d: memref<4xf32, #etcopy.device<cuda:0>>) {
+  // expected-error @+1 {{'etcopy.h2d' op source must be on the host, got 'memref<4xf32, #gpu.address_space<global>>' in memory space #gpu.address_space<global>}}
+  etcopy.h2d %m, %d : memref<4xf32, #gpu.address_space<global>> -> memref<4xf32, #etcopy.device<cuda:0>>
+  return
+}
+
+// -----
+
+func.func @d2h_c2_source_on_host(%t: tensor<4xf32>) {
+  // expected-error @+1 {{'etcopy.d2h' op source must be on an #etcopy.device other than cpu, got 'tensor<4xf32>' on the host}}
+  %0 = etcopy.d2h %t : tensor<4xf32> -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @d2h_c2_destination_on_device(%s: memref<4xf32, #etcopy.device<cuda:0>>, %d: memref<4xf32, #etcopy.device<cuda:1>>) {
+  // expected-error @+1 {{'etcopy.d2h' op destination must be on the host, got 'memref<4xf32, #etcopy.device<cuda:1>>' on cuda:1}}
+  etcopy.d2h %s, %d : memref<4xf32, #etcopy.device<cuda:0>> -> memref<4xf32, #etcopy.device<cuda:1>>
+  return
+}
+
+// -----
+
+func.func @d2h_c2_foreign_encoding(%t: tensor<4xf32, #etcopy.device<cuda:0>>) {
+  // expected-error @+1 {{'etcopy.d2h' op result must be on the host, got 'tensor<4xf32, "host">' with encoding "host"}}
+  %0 = etcopy.d2h %t : tensor<4xf32, #etcopy.device<cuda:0>> -> tensor<4xf32, "host">
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// (C3) Element type.
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @h2d_c3_element_type(%t: tensor<4xf32>) {
+  // expected-error @+1 {{'etcopy.h2d' op element type mismatch: source 'tensor<4xf32>' has 'f32', result 'tensor<4xf16, #etcopy.device<cuda:0>>' has 'f16'}}
+  %0 = etcopy.h2d %t : tensor<4xf32> -> tensor<4xf16, #etcopy.device<cuda:0>>
+  return
+}
+
+// -----
+
+func.func @d2h_c3_element_type(%s: memref<4xi32, #etcopy.device<cuda:0>>, %d: memref<4xi64>) {
+  // expected-error @+1 {{'etcopy.d2h' op element type mismatch: source 'memref<4xi32, #etcopy.device<cuda:0>>' has 'i32', destination 'memref<4xi64>' has 'i64'}}
+  etcopy.d2h %s, %d : memref<4xi32, #etcopy.device<cuda:0>> -> memref<4xi64>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// (C4) Rank.
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @h2d_c4_rank(%m: memref<4xf32>, %d: memref<4x1xf32, #etcopy.device<cuda:0>>) {
+  // expected-error @+1 {{'etcopy.h2d' op rank mismatch: source 'memref<4xf32>' has rank 1, destination 'memref<4x1xf32, #etcopy.device<cuda:0>>' has rank 2}}
+  etcopy.h2d %m, %d : memref<4xf32> -> memref<4x1xf32, #etcopy.device<cuda:0>>
+  return
+}
+
+// -----
+
+func.func @d2h_c4_rank(%t: tensor<f32, #etcopy.device<cuda:0>>) {
+  // expected-error @+1 {{'etcopy.d2h' op rank mismatch: source 'tensor<f32, #etcopy.device<cuda:0>>' has rank 0, result 'tensor<1xf32>' has rank 1}}
+  %0 = etcopy.d2h %t : tensor<f32, #etcopy.device<cuda:0>> -> tensor<1xf32>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// (C5) Static sizes.
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @h2d_c5_static_size(%t: tensor<2x3xf32>) {
+  // expected-error @+1 {{'etcopy.h2d' op size mismatch in dimension 1: source 'tensor<2x3xf32>' has 3, result 'tensor<2x4xf32, #etcopy.device<cuda:0>>' has 4}}
+  %0 = etcopy.h2d %t : tensor<2x3xf32> -> tensor<2x4xf32, #etcopy.device<cuda:0>>
+  return
+}
+
+// -----
+
+func.func @d2h_c5_static_size(%s: memref<0xf32, #etcopy.device<cuda:0>>, %d: memref<1xf32>) {
+  // expected-error @+1 {{'etcopy.d2h' op size mismatch in dimension 0: source 'memref<0xf32, #etcopy.device<cuda:0>>' has 0, destination 'memref<1xf32>' has 1}}
+  etcopy.d2h %s, %d : memref<0xf32, #etcopy.device<cuda:0>> -> memref<1xf32>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// Operand kinds rejected by the ODS constraints.
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @h2d_unranked_source(%t: tensor<*xf32>) {
+  // expected-error @+1 {{'etcopy.h2d' op operand #0 must be ranked tensor of any type values or memref of any type values, but got 'tensor<*xf32>'}}
+  %0 = "etcopy.h2d"(%t) : (tensor<*xf32>) -> tensor<4xf32, #etcopy.device<cuda:0>>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// #etcopy.device parse errors.
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// expected-error @+1 {{unknown device kind 'tpu'; valid kinds are: cpu, cuda}}
+func.func private @unknown_kind(memref<4xf32, #etcopy.device<tpu:0>>)
+
+// -----
+
+// expected-error @+1 {{expected a device kind, one of: cpu, cuda}}
+func.func private @missing_kind(memref<4xf32, #etcopy.device<0>>)
+
+// -----
+
+// expected-error @+1 {{expected a device ordinal after 'cuda:'}}
+func.func private @missing_ordinal(memref<4xf32, #etcopy.device<cuda:>>)
+
+// -----
+
+// expected-error @+1 {{expected a device ordinal after 'cuda:'}}
+func.func private @non_integer_ordinal(memref<4xf32, #etcopy.device<cuda:x>>)
+
+// -----
+
+// expected-error @+1 {{device ordinal must be in [0, 2147483647], got -1}}
+func.func private @negative_ordinal(memref<4xf32, #etcopy.device<cuda:-1>>)
+
+// -----
+
+// expected-error @+1 {{device ordinal must be in [0, 2147483647], got 4294967296}}
+func.func private @huge_ordinal(memref<4xf32, #etcopy.device<cuda:4294967296>>)
+
+// -----
+
+// expected-error @+1 {{the host device 'cpu' has only ordinal 0, got 1}}
+func.func private @cpu_ordinal(memref<4xf32, #etcopy.device<cpu:1>>)
+
+// -----
+
+// expected-error @+1 {{expected '>'}}
+func.func private @trailing(memref<4xf32, #etcopy.device<cuda:0:1>>)
+
+// -----
+
+// expected-error @+1 {{expected '<'}}
+func.func private @no_body(memref<4xf32, #etcopy.device>)
+
+//===----------------------------------------------------------------------===//
+// Discardable attributes.
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// expected-error @+1 {{'etcopy.device' must be an #etcopy.device attribute, got "cuda:0"}}
+func.func private @device_not_device() attributes {etcopy.device = "cuda:0"}
+
+// -----
+
+// expected-error @+1 {{'etcopy.propagate' must be a dictionary, got true}}
+func.func private @propagate_not_dict() attributes {etcopy.propagate = true}
+
+// -----
+
+// expected-error @+1 {{unknown key 'skip_all' in 'etcopy.propagate'; valid keys are: skip_h2d_for_method_inputs, skip_d2h_for_method_outputs}}
+func.func private @propagate_unknown_key() attributes {etcopy.propagate = {skip_all = true}}
+
+// -----
+
+// expected-error @+1 {{'etcopy.propagate' key 'skip_h2d_for_method_inputs' must be a boolean, got 1 : i64}}
+func.func private @propagate_not_bool() attributes {etcopy.propagate = {skip_h2d_for_method_inputs = 1}}
+
+// -----
+
+// expected-error @+1 {{unknown etcopy attribute 'etcopy.placement'; known: etcopy.device, etcopy.propagate}}
+func.func private @unknown_attribute() attributes {etcopy.placement = #etcopy.device<cuda:0>}

@@ -1,0 +1,94 @@
+# lit.cfg.py - lit configuration of the etcopy test suite.
+#
+# Tools come from the build tree (etcopy-opt, the simulator, the runtime
+# tests) and from LLVM 22 (FileCheck, mlir-runner, mlir-translate, clang).
+# Features:
+#   cuda-toolkit  the CUDA toolkit (libcudart) was found at configure time;
+#   cuda-gpu      a working CUDA device answers at test time (real libcudart
+#                 reports at least one device).
+# Set ETCOPY_VERIFY_ROUNDTRIP=1 to run every etcopy-opt with
+# --verify-roundtrip.
+
+import ctypes
+import os
+import sys
+
+import lit.formats
+from lit.llvm import llvm_config
+from lit.llvm.subst import ToolSubst
+
+config.name = "etcopy"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".test"]
+config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py",
+                   "Inputs"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.etcopy_obj_root, "test")
+
+llvm_config.use_default_substitutions()
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+for var in ("ETCOPY_CUDA_SIM_DEVICES", "ETCOPY_CUDA_SIM_FAIL_ALLOC",
+            "ETCOPY_CUDA_SIM_TRACE", "ETCOPY_CUDA_SIM_STATS",
+            "ETCOPY_CUDA_SIM_LEAK_CHECK"):
+    config.environment.pop(var, None)
+
+etcopy_opt_args = []
+if os.environ.get("ETCOPY_VERIFY_ROUNDTRIP", "0") not in ("", "0"):
+    etcopy_opt_args.append("--verify-roundtrip")
+
+tool_dirs = [config.etcopy_tools_dir, config.llvm_tools_dir]
+tools = [
+    ToolSubst("etcopy-opt", extra_args=etcopy_opt_args, unresolved="fatal"),
+    ToolSubst("mlir-opt", unresolved="fatal"),
+    ToolSubst("mlir-runner", unresolved="fatal"),
+    ToolSubst("mlir-translate", unresolved="fatal"),
+    ToolSubst("mlir-tblgen", unresolved="fatal"),
+    ToolSubst("%cc", command=os.path.join(config.llvm_tools_dir, "clang"),
+              unresolved="fatal"),
+]
+llvm_config.add_tool_substitutions(tools, tool_dirs)
+
+lib = config.etcopy_lib_dir
+sim = os.path.join(lib, "libetcopy_cuda_sim.so")
+runner_utils = os.path.join(config.llvm_lib_dir, "libmlir_runner_utils.so")
+c_runner_utils = os.path.join(config.llvm_lib_dir,
+                              "libmlir_c_runner_utils.so")
+config.substitutions.extend([
+    ("%etcopy_src_root", config.etcopy_src_root),
+    ("%etcopy_lib_dir", lib),
+    ("%etcopy_cuda_sim", sim),
+    ("%cuda_sim_include",
+     os.path.join(config.etcopy_src_root, "lib", "Runtime", "CudaSim")),
+    ("%mlir_include", config.mlir_include_dir),
+    ("%mlir_runner_utils", runner_utils),
+    ("%mlir_c_runner_utils", c_runner_utils),
+    # The libraries every execution test hands to mlir-runner.
+    ("%sim_libs", ",".join([sim, runner_utils, c_runner_utils])),
+    ("%host_libs", ",".join([runner_utils, c_runner_utils])),
+    ("%cudart", config.cudart_library),
+    ("%etcopy_runtime_tests",
+     os.path.join(config.etcopy_tools_dir, "EtCopyRuntimeTests")),
+    ("%python", sys.executable),
+])
+
+if config.cuda_toolkit_found and os.path.exists(config.cudart_library):
+    config.available_features.add("cuda-toolkit")
+    config.substitutions.append(
+        ("%gpu_libs", ",".join([config.cudart_library, runner_utils,
+                                c_runner_utils])))
+
+
+def has_cuda_device(cudart):
+    """True when the real CUDA runtime reports at least one device."""
+    try:
+        runtime = ctypes.CDLL(cudart)
+        count = ctypes.c_int(0)
+        return (runtime.cudaGetDeviceCount(ctypes.byref(count)) == 0
+                and count.value > 0)
+    except OSError:
+        return False
+
+
+if "cuda-toolkit" in config.available_features and has_cuda_device(
+        config.cudart_library):
+    config.available_features.add("cuda-gpu")
