@@ -1,0 +1,121 @@
+//===- Passes.td - etcopy conversion passes ----------------*- tablegen -*-===//
+//
+// Every etcopy conversion pass: etcopy to the gpu dialect, the gpu dialect's
+// runtime ops to CUDA Runtime API calls, and etcopy to host-only code.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ETCOPY_CONVERSION_PASSES_TD
+#define ETCOPY_CONVERSION_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def ConvertEtCopyToGPU : Pass<"convert-etcopy-to-gpu", "::mlir::ModuleOp"> {
+  let summary = "Lower out-form etcopy copies and device allocations to the "
+                "gpu dialect";
+  let description = [{
+    Rewrites memref-level IR so that every operation on device memory is an
+    upstream gpu-dialect op:
+
+    * out-form `etcopy.h2d` / `etcopy.d2h`, and `memref.copy` with a device
+      side, become `gpu.memcpy`;
+    * `memref.alloc` / `memref.dealloc` in an `#etcopy.device` memory space
+      become `gpu.alloc` / `gpu.dealloc`; `memref.alloca` of device memory
+      is rejected (device memory cannot live on the host stack).
+
+    By default the ops are emitted in their async form, chained by
+    `!gpu.async.token`s within each block; a `gpu.wait` is placed only where
+    the host must observe the copies: before a host op that reads or writes
+    host memory a pending copy may touch (by local alias analysis), before an
+    op with unknown effects (e.g. a call), before region-holding ops and
+    before the block's terminator (data leaving the block). `async=false`
+    emits the sync forms instead.
+
+    Host ops that read or write device memory (`memref.load` of a
+    `#etcopy.device` memref, say) are compile-time errors, as are functional
+    (tensor) copies, which must be bufferized first.
+
+    With `memory-space=gpu`, `#etcopy.device<cuda:0>` memory spaces are
+    replaced by `#gpu.address_space<global>` so that the output needs no
+    etcopy dialect at all; a non-zero ordinal cannot be expressed that way
+    and is an error.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect",
+                           "::mlir::memref::MemRefDialect"];
+  let options = [
+    Option<"async", "async", "bool", /*default=*/"true",
+           "Emit async gpu ops chained by tokens (false: sync forms)">,
+    Option<"memorySpace", "memory-space", "std::string", /*default=*/"\"etcopy\"",
+           "Memory space of device memrefs in the output: 'etcopy' keeps "
+           "#etcopy.device<...>, 'gpu' uses #gpu.address_space<global> "
+           "(cuda:0 only)">,
+  ];
+  let statistics = [
+    Statistic<"numCopies", "copies", "Number of gpu.memcpy ops created">,
+    Statistic<"numAllocs", "allocs", "Number of gpu.alloc ops created">,
+    Statistic<"numWaits", "waits", "Number of host waits (gpu.wait) inserted">,
+  ];
+}
+
+def ConvertGPUToCUDARuntime
+    : Pass<"convert-gpu-to-cuda-runtime", "::mlir::ModuleOp"> {
+  let summary = "Lower gpu runtime ops to checked CUDA Runtime API calls, and "
+                "the rest of the module to the LLVM dialect";
+  let description = [{
+    Lowers `gpu.alloc` (including `host_shared`), `gpu.dealloc`,
+    `gpu.memcpy`, `gpu.memset` and `gpu.wait`, in both their sync and async
+    forms, to LLVM-dialect calls of the CUDA Runtime API (`cudaMallocAsync`,
+    `cudaFreeAsync`, `cudaMemcpyAsync`, `cudaMemcpy2DAsync`,
+    `cudaMemsetAsync`, streams and events), and everything else in the module
+    to the LLVM dialect with the dialects' own conversion patterns, as
+    `gpu-to-llvm` does. Memory spaces (`#etcopy.device<...>`,
+    `#gpu.address_space<...>`, integers) are converted in the type converter:
+    host code sees device memory through generic pointers.
+
+    Streams: each function that performs device work creates one
+    non-blocking stream per device it touches at entry, and synchronises and
+    destroys them at each return. All of the function's device work is
+    ordered on that stream, so tokens become the stream itself and a
+    `gpu.wait async` costs nothing; work on two devices is joined with
+    events. The host synchronises only at a sync-form op, at a sync
+    `gpu.wait` and at returns.
+
+    Every `cudaError_t` is checked. On failure the generated code calls
+    `etcopy_cuda_error(err, location, call, what, bytes)`, defined weak in the
+    module: it prints the op's source location, the CUDA call, the direction
+    and byte count and CUDA's error name and string, then exits with status 1.
+    An embedding program replaces the policy by defining that symbol. The
+    generated code needs only libcudart and libc.
+
+    Copies of non-contiguous memrefs (subviews, strided layouts) go through a
+    helper emitted into the module that copies contiguous data with one
+    `cudaMemcpyAsync`, pitched rows with `cudaMemcpy2DAsync`, and any other
+    layout as a sequence of 2-D copies: never as if contiguous.
+
+    Anything the pass cannot lower is a compile-time error.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+  let statistics = [
+    Statistic<"numStreams", "streams", "Number of functions given streams">,
+    Statistic<"numRuntimeCalls", "runtime-calls",
+              "Number of CUDA Runtime API call sites emitted">,
+  ];
+}
+
+def ConvertEtCopyToHost : Pass<"convert-etcopy-to-host", "::mlir::ModuleOp"> {
+  let summary = "Lower etcopy to host-only code: the CPU reference semantics";
+  let description = [{
+    The reference semantics of every copy, as ExecuTorch's tracing
+    implementation has it (a copy is a clone on the CPU): out-form
+    `etcopy.h2d` / `etcopy.d2h` become `memref.copy`; a functional copy is
+    replaced by its source (a `tensor.cast` where the static shapes differ).
+    Then every `#etcopy.device` memory space and tensor encoding is erased
+    from the module's types (function signatures included) and the
+    `etcopy.*` discardable attributes are dropped, so that the module runs
+    with no CUDA at all and lowers with the standard host pipeline.
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
+#endif // ETCOPY_CONVERSION_PASSES_TD
