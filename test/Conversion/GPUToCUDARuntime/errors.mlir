@@ -1,0 +1,90 @@
+// RUN: etcopy-opt %s --convert-gpu-to-cuda-runtime -split-input-file -verify-diagnostics
+
+// Everything convert-gpu-to-cuda-runtime cannot lower is a compile-time
+// error naming the op and the types, never a silent leftover.
+
+module attributes {gpu.container_module} {
+  func.func @launch(%arg0: index) {
+    // expected-error @+1 {{'gpu.launch_func' is not supported by convert-gpu-to-cuda-runtime, which lowers gpu.alloc, gpu.dealloc, gpu.memcpy, gpu.memset and gpu.wait}}
+    gpu.launch_func @kernels::@k blocks in (%arg0, %arg0, %arg0) threads in (%arg0, %arg0, %arg0)
+    return
+  }
+  gpu.module @kernels {
+    gpu.func @k() kernel { gpu.return }
+  }
+}
+
+// -----
+
+func.func @memset_not_a_byte(%d: memref<4xf32, #etcopy.device<cuda:0>>) {
+  %one = arith.constant 1.0 : f32
+  // expected-error @+1 {{cannot lower 'gpu.memset' of 'memref<4xf32, #etcopy.device<cuda:0>>' to cudaMemsetAsync: the value must be a constant made of one repeated byte (e.g. 0)}}
+  gpu.memset %d, %one : memref<4xf32, #etcopy.device<cuda:0>>, f32
+  return
+}
+
+// -----
+
+func.func @memset_not_constant(%d: memref<4xi8, #etcopy.device<cuda:0>>, %v: i8) {
+  // expected-error @+1 {{cannot lower 'gpu.memset' of 'memref<4xi8, #etcopy.device<cuda:0>>' to cudaMemsetAsync}}
+  gpu.memset %d, %v : memref<4xi8, #etcopy.device<cuda:0>>, i8
+  return
+}
+
+// -----
+
+func.func @memset_strided(%d: memref<4xi8, strided<[2]>, #etcopy.device<cuda:0>>) {
+  %zero = arith.constant 0 : i8
+  // expected-error @+1 {{cannot lower 'gpu.memset' of non-contiguous 'memref<4xi8, strided<[2]>, #etcopy.device<cuda:0>>'}}
+  gpu.memset %d, %zero : memref<4xi8, strided<[2]>, #etcopy.device<cuda:0>>, i8
+  return
+}
+
+// -----
+
+func.func @alloc_on_host() {
+  // expected-error @+1 {{'gpu.alloc' allocates device memory but its type 'memref<4xf32, #etcopy.device<cpu>>' is placed on the host}}
+  %m = gpu.alloc () : memref<4xf32, #etcopy.device<cpu>>
+  return
+}
+
+// -----
+
+func.func @foreign_memory_space(%h: memref<4xf32>, %d: memref<4xf32, "hbm">) {
+  // expected-error @+1 {{cannot lower memory space "hbm" of 'memref<4xf32, "hbm">'; supported: #etcopy.device<...>, #gpu.address_space<...> and integer memory spaces}}
+  gpu.memcpy %d, %h : memref<4xf32, "hbm">, memref<4xf32>
+  return
+}
+
+// -----
+
+func.func @token_through_yield(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %t0 = gpu.wait async
+  // expected-error @+1 {{cannot lower a !gpu.async.token passed to 'scf.for'; tokens may only be used by gpu.alloc, gpu.dealloc, gpu.memcpy, gpu.memset and gpu.wait in the same function}}
+  %t = scf.for %i = %c0 to %n step %c1 iter_args(%tok = %t0) -> !gpu.async.token {
+    // expected-error @+1 {{cannot lower a !gpu.async.token passed to 'scf.yield'}}
+    scf.yield %tok : !gpu.async.token
+  }
+  gpu.wait [%t]
+  return
+}
+
+// -----
+
+llvm.func @outside_func() {
+  // expected-error @+1 {{'gpu.wait' must be inside a func.func to be lowered}}
+  gpu.wait
+  llvm.return
+}
+
+// -----
+
+// A declaration of a CUDA function with another signature is reported.
+// expected-error @+1 {{'cudaMemcpyAsync' is declared with a type that differs from the CUDA Runtime API's: expected '!llvm.func<i32 (ptr, ptr, i64, i32, ptr)>', got '!llvm.func<void (ptr)>'}}
+llvm.func @cudaMemcpyAsync(!llvm.ptr)
+func.func @clash(%h: memref<4xf32>, %d: memref<4xf32, #etcopy.device<cuda:0>>) {
+  gpu.memcpy %d, %h : memref<4xf32, #etcopy.device<cuda:0>>, memref<4xf32>
+  return
+}
