@@ -29,7 +29,8 @@ llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 for var in ("ETCOPY_CUDA_SIM_DEVICES", "ETCOPY_CUDA_SIM_FAIL_ALLOC",
             "ETCOPY_CUDA_SIM_TRACE", "ETCOPY_CUDA_SIM_STATS",
-            "ETCOPY_CUDA_SIM_LEAK_CHECK"):
+            "ETCOPY_CUDA_SIM_LEAK_CHECK", "ETCOPY_CUDA_SIM_MEMORY_LIMIT",
+            "ETCOPY_CUDA_SIM_POISON", "ETCOPY_CUDA_SIM_LIBRARY"):
     config.environment.pop(var, None)
 
 etcopy_opt_args = []
@@ -56,26 +57,33 @@ c_runner_utils = os.path.join(config.llvm_lib_dir,
 config.substitutions.extend([
     ("%etcopy_src_root", config.etcopy_src_root),
     ("%etcopy_lib_dir", lib),
+    ("%etcopy_tools", config.etcopy_tools_dir),
     ("%etcopy_cuda_sim", sim),
     ("%cuda_sim_include",
      os.path.join(config.etcopy_src_root, "lib", "Runtime", "CudaSim")),
     ("%mlir_include", config.mlir_include_dir),
     ("%mlir_runner_utils", runner_utils),
     ("%mlir_c_runner_utils", c_runner_utils),
-    # The libraries every execution test hands to mlir-runner.
-    ("%sim_libs", ",".join([sim, runner_utils, c_runner_utils])),
-    ("%host_libs", ",".join([runner_utils, c_runner_utils])),
+    ("%cudart_dir", os.path.dirname(config.cudart_library)),
     ("%cudart", config.cudart_library),
     ("%etcopy_runtime_tests",
      os.path.join(config.etcopy_tools_dir, "EtCopyRuntimeTests")),
     ("%python", sys.executable),
 ])
 
+# Execution: mlir-runner JIT-runs @main of lowered code against the
+# simulator, the host runtime libraries only, or the real CUDA runtime.
+runner = os.path.join(config.llvm_tools_dir, "mlir-runner")
+run_main = runner + " -e main --entry-point-result=void --shared-libs="
+gpu_libs = ",".join([config.cudart_library, runner_utils, c_runner_utils])
+config.substitutions.extend([
+    ("%run_sim", run_main + ",".join([sim, runner_utils, c_runner_utils])),
+    ("%run_host", run_main + ",".join([runner_utils, c_runner_utils])),
+    ("%run_gpu", run_main + gpu_libs),
+])
+
 if config.cuda_toolkit_found and os.path.exists(config.cudart_library):
     config.available_features.add("cuda-toolkit")
-    config.substitutions.append(
-        ("%gpu_libs", ",".join([config.cudart_library, runner_utils,
-                                c_runner_utils])))
 
 
 def has_cuda_device(cudart):

@@ -1,0 +1,224 @@
+/*===- CudaRuntimeSubset.h - Subset of the CUDA 13 Runtime API ---*- C -*-===*\
+|*                                                                            *|
+|* The declarations of the CUDA Runtime API functions, types and constants    *|
+|* that libetcopy_cuda_sim implements, copied from CUDA 13's                  *|
+|* cuda_runtime_api.h and driver_types.h with the same signatures, enum       *|
+|* values and struct layouts. The simulator is built against it when the CUDA *|
+|* toolkit is absent, and C test programs include it to talk to the simulator *|
+|* without the toolkit. It is valid C and C++; in C++ the stream arguments    *|
+|* have the same default values as in the real header.                        *|
+|*                                                                            *|
+|* If the real cuda_runtime_api.h was included first this header is empty, so *|
+|* the two can be mixed in that order; including the real header after this   *|
+|* one is not supported (it redefines the types).                             *|
+|*                                                                            *|
+\*===----------------------------------------------------------------------===*/
+
+#ifndef ETCOPY_RUNTIME_CUDASIM_CUDARUNTIMESUBSET_H
+#define ETCOPY_RUNTIME_CUDASIM_CUDARUNTIMESUBSET_H
+
+#if !defined(__CUDA_RUNTIME_API_H__)
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+#define ETCOPY_CUDA_DEFAULT_ARG(Value) = Value
+extern "C" {
+#else
+#define ETCOPY_CUDA_DEFAULT_ARG(Value)
+#endif
+
+/* The runtime version these declarations were taken from (13.0). */
+#define CUDART_VERSION 13000
+
+/*===----------------------------------------------------------------------===*
+ * Error codes (values as in driver_types.h; only the ones the simulator
+ * returns or names are listed)
+ *===----------------------------------------------------------------------===*/
+
+enum cudaError {
+  cudaSuccess = 0,
+  cudaErrorInvalidValue = 1,
+  cudaErrorMemoryAllocation = 2,
+  cudaErrorInitializationError = 3,
+  cudaErrorCudartUnloading = 4,
+  cudaErrorInvalidConfiguration = 9,
+  cudaErrorInvalidPitchValue = 12,
+  cudaErrorInvalidSymbol = 13,
+  cudaErrorInvalidHostPointer = 16,
+  cudaErrorInvalidDevicePointer = 17,
+  cudaErrorInvalidMemcpyDirection = 21,
+  cudaErrorNotYetImplemented = 31,
+  cudaErrorStubLibrary = 34,
+  cudaErrorInsufficientDriver = 35,
+  cudaErrorCallRequiresNewerDriver = 36,
+  cudaErrorInvalidDeviceFunction = 98,
+  cudaErrorNoDevice = 100,
+  cudaErrorInvalidDevice = 101,
+  cudaErrorStartupFailure = 127,
+  cudaErrorInvalidKernelImage = 200,
+  cudaErrorDeviceUninitialized = 201,
+  cudaErrorInvalidResourceHandle = 400,
+  cudaErrorIllegalState = 401,
+  cudaErrorNotReady = 600,
+  cudaErrorIllegalAddress = 700,
+  cudaErrorLaunchOutOfResources = 701,
+  cudaErrorLaunchTimeout = 702,
+  cudaErrorPeerAccessAlreadyEnabled = 704,
+  cudaErrorPeerAccessNotEnabled = 705,
+  cudaErrorHostMemoryAlreadyRegistered = 712,
+  cudaErrorHostMemoryNotRegistered = 713,
+  cudaErrorLaunchFailure = 719,
+  cudaErrorNotPermitted = 800,
+  cudaErrorNotSupported = 801,
+  cudaErrorTimeout = 909,
+  cudaErrorUnknown = 999
+};
+typedef enum cudaError cudaError_t;
+
+/*===----------------------------------------------------------------------===*
+ * Types
+ *===----------------------------------------------------------------------===*/
+
+enum cudaMemcpyKind {
+  cudaMemcpyHostToHost = 0,
+  cudaMemcpyHostToDevice = 1,
+  cudaMemcpyDeviceToHost = 2,
+  cudaMemcpyDeviceToDevice = 3,
+  cudaMemcpyDefault = 4
+};
+
+enum cudaMemoryType {
+  cudaMemoryTypeUnregistered = 0,
+  cudaMemoryTypeHost = 1,
+  cudaMemoryTypeDevice = 2,
+  cudaMemoryTypeManaged = 3
+};
+
+struct cudaPointerAttributes {
+  enum cudaMemoryType type;
+  int device;
+  void *devicePointer;
+  void *hostPointer;
+  long reserved[8];
+};
+
+typedef struct CUstream_st *cudaStream_t;
+typedef struct CUevent_st *cudaEvent_t;
+
+/*===----------------------------------------------------------------------===*
+ * Constants
+ *===----------------------------------------------------------------------===*/
+
+#define cudaHostRegisterDefault 0x00
+#define cudaHostRegisterPortable 0x01
+#define cudaHostRegisterMapped 0x02
+#define cudaHostRegisterIoMemory 0x04
+#define cudaHostRegisterReadOnly 0x08
+
+#define cudaStreamDefault 0x00
+#define cudaStreamNonBlocking 0x01
+#define cudaStreamLegacy ((cudaStream_t)0x1)
+#define cudaStreamPerThread ((cudaStream_t)0x2)
+
+#define cudaEventDefault 0x00
+#define cudaEventBlockingSync 0x01
+#define cudaEventDisableTiming 0x02
+#define cudaEventInterprocess 0x04
+
+#define cudaEventWaitDefault 0x00
+#define cudaEventWaitExternal 0x01
+
+#define cudaMemAttachGlobal 0x01
+#define cudaMemAttachHost 0x02
+
+#define cudaCpuDeviceId ((int)-1)
+#define cudaInvalidDeviceId ((int)-2)
+
+/*===----------------------------------------------------------------------===*
+ * Device management and errors
+ *===----------------------------------------------------------------------===*/
+
+extern cudaError_t cudaGetDeviceCount(int *count);
+extern cudaError_t cudaGetDevice(int *device);
+extern cudaError_t cudaSetDevice(int device);
+extern cudaError_t cudaDeviceSynchronize(void);
+extern cudaError_t cudaDeviceReset(void);
+extern cudaError_t cudaGetLastError(void);
+extern cudaError_t cudaPeekAtLastError(void);
+extern const char *cudaGetErrorName(cudaError_t error);
+extern const char *cudaGetErrorString(cudaError_t error);
+extern cudaError_t cudaRuntimeGetVersion(int *runtimeVersion);
+extern cudaError_t cudaDriverGetVersion(int *driverVersion);
+
+/*===----------------------------------------------------------------------===*
+ * Memory management
+ *===----------------------------------------------------------------------===*/
+
+extern cudaError_t cudaMalloc(void **devPtr, size_t size);
+extern cudaError_t cudaFree(void *devPtr);
+extern cudaError_t cudaMallocAsync(void **devPtr, size_t size,
+                                   cudaStream_t hStream);
+extern cudaError_t cudaFreeAsync(void *devPtr, cudaStream_t hStream);
+extern cudaError_t cudaMallocManaged(
+    void **devPtr, size_t size,
+    unsigned int flags ETCOPY_CUDA_DEFAULT_ARG(cudaMemAttachGlobal));
+extern cudaError_t cudaMallocHost(void **ptr, size_t size);
+extern cudaError_t cudaFreeHost(void *ptr);
+extern cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags);
+extern cudaError_t cudaHostUnregister(void *ptr);
+extern cudaError_t
+cudaPointerGetAttributes(struct cudaPointerAttributes *attributes,
+                         const void *ptr);
+
+extern cudaError_t cudaMemcpy(void *dst, const void *src, size_t count,
+                              enum cudaMemcpyKind kind);
+extern cudaError_t
+cudaMemcpyAsync(void *dst, const void *src, size_t count,
+                enum cudaMemcpyKind kind,
+                cudaStream_t stream ETCOPY_CUDA_DEFAULT_ARG(0));
+extern cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src,
+                                size_t spitch, size_t width, size_t height,
+                                enum cudaMemcpyKind kind);
+extern cudaError_t
+cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch,
+                  size_t width, size_t height, enum cudaMemcpyKind kind,
+                  cudaStream_t stream ETCOPY_CUDA_DEFAULT_ARG(0));
+extern cudaError_t cudaMemset(void *devPtr, int value, size_t count);
+extern cudaError_t
+cudaMemsetAsync(void *devPtr, int value, size_t count,
+                cudaStream_t stream ETCOPY_CUDA_DEFAULT_ARG(0));
+
+/*===----------------------------------------------------------------------===*
+ * Streams and events
+ *===----------------------------------------------------------------------===*/
+
+extern cudaError_t cudaStreamCreate(cudaStream_t *pStream);
+extern cudaError_t cudaStreamCreateWithFlags(cudaStream_t *pStream,
+                                             unsigned int flags);
+extern cudaError_t cudaStreamDestroy(cudaStream_t stream);
+extern cudaError_t cudaStreamSynchronize(cudaStream_t stream);
+extern cudaError_t cudaStreamQuery(cudaStream_t stream);
+extern cudaError_t
+cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event,
+                    unsigned int flags ETCOPY_CUDA_DEFAULT_ARG(0));
+
+extern cudaError_t cudaEventCreate(cudaEvent_t *event);
+extern cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event,
+                                            unsigned int flags);
+extern cudaError_t
+cudaEventRecord(cudaEvent_t event,
+                cudaStream_t stream ETCOPY_CUDA_DEFAULT_ARG(0));
+extern cudaError_t cudaEventSynchronize(cudaEvent_t event);
+extern cudaError_t cudaEventQuery(cudaEvent_t event);
+extern cudaError_t cudaEventDestroy(cudaEvent_t event);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#undef ETCOPY_CUDA_DEFAULT_ARG
+
+#endif /* !defined(__CUDA_RUNTIME_API_H__) */
+
+#endif /* ETCOPY_RUNTIME_CUDASIM_CUDARUNTIMESUBSET_H */

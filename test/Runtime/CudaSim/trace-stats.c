@@ -1,0 +1,60 @@
+// ETCOPY_CUDA_SIM_TRACE prints one line per call and the statistics at exit;
+// ETCOPY_CUDA_SIM_STATS prints only the statistics.
+
+// RUN: %cc %s -I%cuda_sim_include -o %t %etcopy_cuda_sim -Wl,-rpath,%etcopy_lib_dir
+// RUN: env ETCOPY_CUDA_SIM_TRACE=1 %t 2>&1 | FileCheck %s
+// RUN: env ETCOPY_CUDA_SIM_STATS=1 %t 2>&1 | FileCheck %s --check-prefix=STATS
+// RUN: %t 2>&1 | FileCheck %s --check-prefix=QUIET
+
+#include "CudaRuntimeSubset.h"
+
+#include <stdio.h>
+
+int main(void) {
+  char Host[48] = {0};
+  void *Dev = NULL;
+  cudaStream_t S;
+  cudaEvent_t E;
+  cudaStreamCreate(&S);
+  cudaEventCreate(&E);
+  cudaMalloc(&Dev, sizeof(Host));
+  for (int I = 0; I < 1000; ++I)
+    cudaMemcpyAsync(Dev, Host, sizeof(Host), cudaMemcpyHostToDevice, S);
+  cudaEventRecord(E, S);
+  cudaStreamSynchronize(S);
+  cudaMemcpy2D(Host, 8, Dev, 16, 8, 2, cudaMemcpyDeviceToHost);
+  cudaMemsetAsync(Dev, 0, 16, S);
+  cudaStreamSynchronize(S);
+  cudaMemcpy(Host, Dev, sizeof(Host), cudaMemcpyHostToDevice);
+  cudaGetLastError();
+  cudaEventDestroy(E);
+  cudaFree(Dev);
+  cudaStreamDestroy(S);
+  printf("done\n");
+  return 0;
+}
+// CHECK: etcopy-cuda-sim: trace: cudaStreamCreate(cuda:0) -> S1
+// CHECK-NEXT: etcopy-cuda-sim: trace: cudaEventCreate(cuda:0) -> E1
+// CHECK-NEXT: etcopy-cuda-sim: trace: cudaMalloc(48 bytes, cuda:0) -> 0x[[DEV:[0-9a-f]+]]
+// CHECK-NEXT: etcopy-cuda-sim: trace: cudaMemcpyAsync(dst=0x[[DEV]], src=0x[[HOST:[0-9a-f]+]], 48 bytes, HostToDevice, stream=S1)
+// CHECK-COUNT-999: etcopy-cuda-sim: trace: cudaMemcpyAsync(dst=0x[[DEV]], src=0x[[HOST]], 48 bytes, HostToDevice, stream=S1)
+// CHECK-NEXT: etcopy-cuda-sim: trace: cudaEventRecord(E1, stream=S1)
+// CHECK-NEXT: etcopy-cuda-sim: trace: cudaStreamSynchronize(S1)
+// CHECK-NEXT: etcopy-cuda-sim: trace: cudaMemcpy2D(dst=0x[[HOST]], dpitch=8, src=0x[[DEV]], spitch=16, width=8, height=2, DeviceToHost)
+// CHECK-NEXT: etcopy-cuda-sim: trace: cudaMemsetAsync(dst=0x[[DEV]], value=0, 16 bytes, stream=S1)
+// CHECK-NEXT: etcopy-cuda-sim: trace: cudaStreamSynchronize(S1)
+// CHECK-NEXT: etcopy-cuda-sim: error: cudaMemcpy: wrong copy kind: HostToDevice copy of 48 bytes from src 0x[[DEV]] (device memory on cuda:0) to dst 0x[[HOST]] (pageable host memory)
+// CHECK-NEXT: etcopy-cuda-sim: trace: cudaMemcpy(dst=0x[[HOST]], src=0x[[DEV]], 48 bytes, HostToDevice) -> cudaErrorInvalidValue
+// CHECK-NEXT: etcopy-cuda-sim: trace: cudaGetLastError() -> cudaErrorInvalidValue
+// CHECK-NEXT: etcopy-cuda-sim: trace: cudaEventDestroy(E1)
+// CHECK-NEXT: etcopy-cuda-sim: trace: cudaFree(0x[[DEV]])
+// CHECK-NEXT: etcopy-cuda-sim: trace: cudaStreamDestroy(S1)
+// CHECK-NEXT: done
+// CHECK-NEXT: etcopy-cuda-sim: stats: streams_created=1 streams_destroyed=1 syncs=2 copies=1001 allocs=1 frees=1 memsets=1 events_created=1 events_destroyed=1 bytes_copied=48016
+
+// STATS-NOT: trace:
+// STATS: done
+// STATS-NEXT: etcopy-cuda-sim: stats: streams_created=1 streams_destroyed=1 syncs=2 copies=1001 allocs=1 frees=1 memsets=1 events_created=1 events_destroyed=1 bytes_copied=48016
+
+// QUIET-NOT: trace:
+// QUIET-NOT: stats:
