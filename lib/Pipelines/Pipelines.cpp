@@ -10,12 +10,14 @@
 
 #include "etcopy/Conversion/Passes.h"
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
+#include "mlir/Conversion/BufferizationToMemRef/BufferizationToMemRef.h"
 #include "mlir/Conversion/ConvertToLLVM/ToLLVMPass.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -50,19 +52,62 @@ struct VerifyLoweredToLLVMPass
       signalPassFailure();
   }
 };
+
+/// Frees what bufferization allocated with upstream's ownership-based
+/// deallocation pipeline, unless the module already deallocates buffers
+/// itself (memref-level code managing its own memory), which that pipeline
+/// rejects. Mixing both in one module is not supported, as upstream.
+struct DeallocateBufferizedBuffersPass
+    : public PassWrapper<DeallocateBufferizedBuffersPass,
+                         OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(DeallocateBufferizedBuffersPass)
+
+  DeallocateBufferizedBuffersPass() {
+    bufferization::buildBufferDeallocationPipeline(deallocation);
+  }
+  DeallocateBufferizedBuffersPass(const DeallocateBufferizedBuffersPass &)
+      : DeallocateBufferizedBuffersPass() {}
+
+  StringRef getArgument() const override {
+    return "etcopy-deallocate-bufferized-buffers";
+  }
+  StringRef getDescription() const override {
+    return "Run the buffer deallocation pipeline unless the module frees its "
+           "buffers itself";
+  }
+  void getDependentDialects(DialectRegistry &registry) const override {
+    deallocation.getDependentDialects(registry);
+  }
+
+  void runOnOperation() override {
+    bool managesMemory = getOperation()
+                             ->walk([](memref::DeallocOp) {
+                               return WalkResult::interrupt();
+                             })
+                             .wasInterrupted();
+    if (!managesMemory && failed(runPipeline(deallocation, getOperation())))
+      signalPassFailure();
+  }
+
+  OpPassManager deallocation{ModuleOp::getOperationName()};
+};
 } // namespace
 
 /// Bufferizes with tensor encodings as memory spaces (so that
 /// tensor<..., #etcopy.device<cuda:0>> becomes memref<..., #etcopy.device<
-/// cuda:0>>), across function boundaries, then inserts deallocations.
+/// cuda:0>>), across function boundaries, then frees what it allocated.
 static void addBufferization(OpPassManager &pm) {
   bufferization::OneShotBufferizePassOptions options;
   options.bufferizeFunctionBoundaries = true;
   options.useEncodingForMemorySpace = true;
+  // Loops may carry values that come back from a device in each iteration.
+  options.allowReturnAllocsFromLoops = true;
   options.functionBoundaryTypeConversion =
       bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(bufferization::createOneShotBufferizePass(options));
-  bufferization::buildBufferDeallocationPipeline(pm);
+  pm.addPass(std::make_unique<DeallocateBufferizedBuffersPass>());
+  // Deallocation may clone buffers (bufferization.clone): plain memref ops.
+  pm.addPass(createConvertBufferizationToMemRefPass());
 }
 
 /// The host-side lowering shared by both pipelines, up to (not including)

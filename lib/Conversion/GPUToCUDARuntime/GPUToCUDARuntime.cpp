@@ -307,8 +307,11 @@ constexpr StringLiteral kStridedCopy = R"mlir(
   }
 )mlir";
 
-/// Orders `stream` after the work enqueued so far on `dep` (an event), when
-/// they differ: how tokens of one device's stream reach another's.
+/// Orders `stream` (of device `device`) after the work enqueued so far on
+/// `dep` (of device `depDevice`) with an event, when they differ: how tokens
+/// of one device's stream reach another's. The event is created and recorded
+/// on the dependency's device, as CUDA requires; `device` is current again on
+/// return.
 constexpr StringLiteral kStreamJoin = R"mlir(
   // cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned flags)
   llvm.func @cudaEventCreateWithFlags(!llvm.ptr, i32) -> i32
@@ -327,20 +330,26 @@ constexpr StringLiteral kStreamJoin = R"mlir(
       "cudaStreamWaitEvent\00") {addr_space = 0 : i32}
   llvm.mlir.global linkonce_odr constant @__etcopy_name_cudaEventDestroy(
       "cudaEventDestroy\00") {addr_space = 0 : i32}
+  llvm.mlir.global linkonce_odr constant @__etcopy_name_cudaSetDevice(
+      "cudaSetDevice\00") {addr_space = 0 : i32}
   llvm.mlir.global linkonce_odr constant @__etcopy_what_join(
       "stream join\00") {addr_space = 0 : i32}
 
   llvm.func linkonce_odr @__etcopy_stream_join(%dep: !llvm.ptr,
-      %stream: !llvm.ptr, %loc: !llvm.ptr) {
+      %depDevice: i32, %stream: !llvm.ptr, %device: i32, %loc: !llvm.ptr) {
     %same = llvm.icmp "eq" %dep, %stream : !llvm.ptr
     llvm.cond_br %same, ^done, ^join
   ^join:
+    %setName = llvm.mlir.addressof @__etcopy_name_cudaSetDevice : !llvm.ptr
     %zero = llvm.mlir.constant(0 : i64) : i64
     %none = llvm.mlir.constant(0 : i32) : i32
     %one = llvm.mlir.constant(1 : i64) : i64
     %disableTiming = llvm.mlir.constant(2 : i32) : i32
     %what = llvm.mlir.addressof @__etcopy_what_join : !llvm.ptr
     %slot = llvm.alloca %one x !llvm.ptr : (i64) -> !llvm.ptr
+    %s0 = llvm.call @cudaSetDevice(%depDevice) : (i32) -> i32
+    llvm.call @__etcopy_cuda_check(%s0, %loc, %setName, %what, %zero)
+        : (i32, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64) -> ()
     %e0 = llvm.call @cudaEventCreateWithFlags(%slot, %disableTiming)
         : (!llvm.ptr, i32) -> i32
     %n0 = llvm.mlir.addressof @__etcopy_name_cudaEventCreateWithFlags : !llvm.ptr
@@ -350,6 +359,9 @@ constexpr StringLiteral kStreamJoin = R"mlir(
     %e1 = llvm.call @cudaEventRecord(%event, %dep) : (!llvm.ptr, !llvm.ptr) -> i32
     %n1 = llvm.mlir.addressof @__etcopy_name_cudaEventRecord : !llvm.ptr
     llvm.call @__etcopy_cuda_check(%e1, %loc, %n1, %what, %zero)
+        : (i32, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64) -> ()
+    %s1 = llvm.call @cudaSetDevice(%device) : (i32) -> i32
+    llvm.call @__etcopy_cuda_check(%s1, %loc, %setName, %what, %zero)
         : (i32, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64) -> ()
     %e2 = llvm.call @cudaStreamWaitEvent(%stream, %event, %none)
         : (!llvm.ptr, !llvm.ptr, i32) -> i32
@@ -613,6 +625,8 @@ struct OpPlan {
   /// Whether the function has more than one stream (tokens may then come
   /// from another stream and must be joined).
   bool multiStream = false;
+  /// In multi-stream functions: the device (an i32 value) of each stream.
+  DenseMap<Value, Value> streamDevices;
   /// "file:line:col" of the op, as a global string.
   LLVM::GlobalOp where;
   /// Scratch slots: a pointer (allocation results) and three i64 arrays of
@@ -704,6 +718,13 @@ LogicalResult validate(ModuleOp module) {
     for (Type type : llvm::concat<Type>(op->getOperandTypes(),
                                         op->getResultTypes()))
       checkMemRef(op, type);
+    for (Value operand : op->getOperands())
+      if (isa<gpu::AsyncTokenType>(operand.getType()) &&
+          isa<BlockArgument>(operand)) {
+        op->emitError("cannot lower a !gpu.async.token block argument; "
+                      "tokens must be produced in the same function");
+        failed = true;
+      }
 
     if (auto alloc = dyn_cast<gpu::AllocOp>(op)) {
       MemRefType type = alloc.getType();
@@ -784,12 +805,18 @@ void planFunction(func::FuncOp func, ArrayRef<Operation *> runtimeOps,
         LLVM::LoadOp::create(builder, loc, builder.getI32Type(), deviceSlot);
   }
   llvm::MapVector<int64_t, Value> streams;
+  DenseMap<Value, Value> streamDevices;
   for (int64_t key : keys) {
-    if (key >= 0)
-      call("cudaSetDevice", {call.i32(key)}, "select the device");
+    Value device = previousDevice;
+    if (key >= 0) {
+      device = call.i32(key);
+      call("cudaSetDevice", {device}, "select the device");
+    }
     call("cudaStreamCreateWithFlags",
          {pointerSlot, call.i32(kStreamNonBlocking)}, "create a stream");
-    streams[key] = LLVM::LoadOp::create(builder, loc, ptrType, pointerSlot);
+    Value stream = LLVM::LoadOp::create(builder, loc, ptrType, pointerSlot);
+    streams[key] = stream;
+    streamDevices[stream] = device;
   }
 
   // Teardown: the host waits for the function's work before data leaves it.
@@ -817,6 +844,8 @@ void planFunction(func::FuncOp func, ArrayRef<Operation *> runtimeOps,
     plan.stream = streams.lookup(key);
     plan.allStreams = allStreams;
     plan.multiStream = streams.size() > 1;
+    if (plan.multiStream)
+      plan.streamDevices = streamDevices;
     plan.switchToDevice = numExplicit > 1 ? key : -1;
     plan.where = support.getString(builder, formatLocation(op->getLoc()));
     plan.pointerSlot = pointerSlot;
@@ -867,10 +896,16 @@ protected:
                                                    dependencies.end())) {
       if (dependency == plan.stream)
         continue;
+      // Tokens are streams of this function (validated), so their devices
+      // are known.
       Value where = LLVM::AddressOfOp::create(builder, op.getLoc(), plan.where);
       LLVM::CallOp::create(builder, op.getLoc(),
                            support.getFunction("__etcopy_stream_join"),
-                           ValueRange{dependency, plan.stream, where});
+                           ValueRange{dependency,
+                                      plan.streamDevices.lookup(dependency),
+                                      plan.stream,
+                                      plan.streamDevices.lookup(plan.stream),
+                                      where});
     }
   }
 

@@ -21,7 +21,7 @@
 // CHECK:      llvm.call @cudaMemcpyAsync(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[S0]])
 // Second copy, on cuda:1, after the first: joined.
 // CHECK:      llvm.call @cudaSetDevice
-// CHECK:      llvm.call @__etcopy_stream_join(%[[S0]], %[[S1]],
+// CHECK:      llvm.call @__etcopy_stream_join(%[[S0]], %[[ZERO]], %[[S1]], %[[ONE]],
 // CHECK:      llvm.call @cudaMemcpyAsync(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[S1]])
 // CHECK:      llvm.call @cudaStreamSynchronize(%[[S1]])
 // Teardown of both streams, then the caller's device.
