@@ -261,5 +261,29 @@ func.func private @propagate_not_bool() attributes {etcopy.propagate = {skip_h2d
 
 // -----
 
-// expected-error @+1 {{unknown etcopy attribute 'etcopy.placement'; known: etcopy.device, etcopy.propagate}}
+// expected-error @+1 {{unknown etcopy attribute 'etcopy.placement'; known: etcopy.device, etcopy.propagate, etcopy.arenas}}
 func.func private @unknown_attribute() attributes {etcopy.placement = #etcopy.device<cuda:0>}
+
+// -----
+
+// expected-error @+1 {{'etcopy.arenas' must be an array, got {size = 4 : i64}}}
+func.func private @arenas_not_array() attributes {etcopy.arenas = {size = 4 : i64}}
+
+// -----
+
+// expected-error @+1 {{'etcopy.arenas' entry #1 must be {device = #etcopy.device<...>, size = N : i64, alignment = N : i64}, got {device = #etcopy.device<cuda:0>, size = 8 : i64}}}
+func.func private @arenas_missing_key() attributes {etcopy.arenas = [
+    {device = #etcopy.device<cuda:0>, size = 8 : i64, alignment = 256 : i64},
+    {device = #etcopy.device<cuda:0>, size = 8 : i64}]}
+
+// -----
+
+// expected-error @+1 {{'etcopy.arenas' entry #0 has a negative size -8}}
+func.func private @arenas_negative_size() attributes {etcopy.arenas = [
+    {device = #etcopy.device<cuda:0>, size = -8 : i64, alignment = 256 : i64}]}
+
+// -----
+
+// expected-error @+1 {{'etcopy.arenas' entry #0 has alignment 96, which is not a power of two}}
+func.func private @arenas_bad_alignment() attributes {etcopy.arenas = [
+    {device = #etcopy.device<cuda:1>, size = 8 : i64, alignment = 96 : i64}]}

@@ -85,3 +85,10 @@ func.func @discardable() attributes {
   return
 }
 func.func private @spellings_user()
+
+// Planned-arena metadata.
+// CHECK-LABEL: func.func private @planned
+// CHECK-SAME: etcopy.arenas = [{alignment = 256 : i64, device = #etcopy.device<cuda:0>, size = 1024 : i64}, {alignment = 64 : i64, device = #etcopy.device<cpu>, size = 0 : i64}]
+func.func private @planned() attributes {etcopy.arenas = [
+    {device = #etcopy.device<cuda:0>, size = 1024 : i64, alignment = 256 : i64},
+    {device = #etcopy.device<cpu>, size = 0 : i64, alignment = 64 : i64}]}

@@ -40,7 +40,11 @@ def EtCopy_Dialect : Dialect {
     * `etcopy.device = #etcopy.device<...>`: placement of a function or op;
     * `etcopy.propagate = {skip_h2d_for_method_inputs = true,
       skip_d2h_for_method_outputs = false}`: per-method configuration of
-      `etcopy-propagate-device` (both keys optional, boolean values).
+      `etcopy-propagate-device` (both keys optional, boolean values);
+    * `etcopy.arenas = [{device = #etcopy.device<cuda:0>, size = 1024 : i64,
+      alignment = 256 : i64}, ...]`: the memory arenas a function needs, as
+      planned by `etcopy-plan-device-memory` (size >= 0, alignment a power
+      of two).
   }];
   let useDefaultAttributePrinterParser = 1;
   let hasOperationAttrVerify = 1;
@@ -52,6 +56,10 @@ def EtCopy_Dialect : Dialect {
     /// Name of the discardable per-method propagation configuration.
     static constexpr ::llvm::StringLiteral getPropagateAttrName() {
       return ::llvm::StringLiteral("etcopy.propagate");
+    }
+    /// Name of the discardable planned-arena metadata of a function.
+    static constexpr ::llvm::StringLiteral getArenasAttrName() {
+      return ::llvm::StringLiteral("etcopy.arenas");
     }
   }];
 }

@@ -183,7 +183,36 @@ LogicalResult EtCopyDialect::verifyOperationAttribute(Operation *op,
     }
     return success();
   }
+  if (name == getArenasAttrName()) {
+    auto arenas = dyn_cast<ArrayAttr>(attr.getValue());
+    if (!arenas)
+      return op->emitError() << "'" << name << "' must be an array, got "
+                             << attr.getValue();
+    for (auto [index, arena] : llvm::enumerate(arenas)) {
+      auto dict = dyn_cast<DictionaryAttr>(arena);
+      auto device = dict ? dict.getAs<DeviceAttr>("device") : DeviceAttr();
+      auto size = dict ? dict.getAs<IntegerAttr>("size") : IntegerAttr();
+      auto alignment =
+          dict ? dict.getAs<IntegerAttr>("alignment") : IntegerAttr();
+      if (!dict || dict.size() != 3 || !device || !size || !alignment)
+        return op->emitError()
+               << "'" << name << "' entry #" << index
+               << " must be {device = #etcopy.device<...>, size = N : i64, "
+                  "alignment = N : i64}, got "
+               << arena;
+      if (size.getValue().isNegative())
+        return op->emitError() << "'" << name << "' entry #" << index
+                               << " has a negative size " << size.getInt();
+      if (!alignment.getValue().isPowerOf2())
+        return op->emitError()
+               << "'" << name << "' entry #" << index
+               << " has alignment " << alignment.getInt()
+               << ", which is not a power of two";
+    }
+    return success();
+  }
   return op->emitError() << "unknown etcopy attribute '" << name
                          << "'; known: " << getDeviceAttrName() << ", "
-                         << getPropagateAttrName();
+                         << getPropagateAttrName() << ", "
+                         << getArenasAttrName();
 }
