@@ -56,6 +56,9 @@ c_runner_utils = os.path.join(config.llvm_lib_dir,
                               "libmlir_c_runner_utils.so")
 config.substitutions.extend([
     ("%etcopy_src_root", config.etcopy_src_root),
+    ("%etcopy_obj_root", config.etcopy_obj_root),
+    ("%mlir_cmake_dir", config.mlir_cmake_dir),
+    ("%cxx", os.path.join(config.llvm_tools_dir, "clang++")),
     ("%etcopy_lib_dir", lib),
     ("%etcopy_tools", config.etcopy_tools_dir),
     ("%etcopy_cuda_sim", sim),
