@@ -36,9 +36,26 @@ def ConvertEtCopyToGPU : Pass<"convert-etcopy-to-gpu", "::mlir::ModuleOp"> {
     (tensor) copies, which must be bufferized first.
 
     With `memory-space=gpu`, `#etcopy.device<cuda:0>` memory spaces are
-    replaced by `#gpu.address_space<global>` so that the output needs no
-    etcopy dialect at all; a non-zero ordinal cannot be expressed that way
-    and is an error.
+    replaced by `#gpu.address_space<global>` (and `#etcopy.device<cpu>` by
+    no memory space) in every type of the module, function signatures
+    included, and the `etcopy.*` discardable attributes are dropped, so that
+    memref-level output needs no etcopy dialect at all; a non-zero ordinal
+    cannot be expressed that way and is an error.
+
+    ```mlir
+    // Input (out-form copy into a device allocation, read back):
+    %d = memref.alloc() : memref<4xf32, #etcopy.device<cuda:0>>
+    etcopy.h2d %h, %d : memref<4xf32> -> memref<4xf32, #etcopy.device<cuda:0>>
+    etcopy.d2h %d, %h : memref<4xf32, #etcopy.device<cuda:0>> -> memref<4xf32>
+    %v = memref.load %h[%i] : memref<4xf32>
+    // Output:
+    %t0 = gpu.wait async
+    %d, %t1 = gpu.alloc async [%t0] () : memref<4xf32, #etcopy.device<cuda:0>>
+    %t2 = gpu.memcpy async [%t1] %d, %h : memref<4xf32, #etcopy.device<cuda:0>>, memref<4xf32>
+    %t3 = gpu.memcpy async [%t2] %h, %d : memref<4xf32>, memref<4xf32, #etcopy.device<cuda:0>>
+    gpu.wait [%t3]
+    %v = memref.load %h[%i] : memref<4xf32>
+    ```
   }];
   let dependentDialects = ["::mlir::gpu::GPUDialect",
                            "::mlir::memref::MemRefDialect"];

@@ -1,17 +1,500 @@
-// Being written.
+//===- EtCopyToGPU.cpp - etcopy to gpu dialect conversion -----*- C++ -*-===//
+//
+// Lowers memref-level etcopy IR to upstream gpu-dialect ops: out-form copies
+// and memref.copy with a device side become gpu.memcpy, device memref.alloc /
+// memref.dealloc become gpu.alloc / gpu.dealloc. This is a walk, not a
+// dialect conversion: every block gets one chain of async tokens, and a host
+// wait is placed only where the host may observe a copy still in flight
+// (local alias analysis of the memory effects of each host op), before ops of
+// unknown effect, region ops and terminators.
+//
+//===----------------------------------------------------------------------===//
+
+#include "etcopy/Conversion/EtCopyToGPU/EtCopyToGPU.h"
+
 #include "etcopy/Conversion/Passes.h"
-#include "mlir/IR/BuiltinOps.h"
+#include "etcopy/Dialect/EtCopy/EtCopyDialect.h"
+#include "etcopy/Dialect/EtCopy/EtCopyOps.h"
+#include "mlir/Analysis/AliasAnalysis/LocalAliasAnalysis.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
-#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/AttrTypeSubElements.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/TypeSwitch.h"
+
 namespace mlir::etcopy {
 #define GEN_PASS_DEF_CONVERTETCOPYTOGPU
 #include "etcopy/Conversion/Passes.h.inc"
 } // namespace mlir::etcopy
+
+using namespace mlir;
+using namespace mlir::etcopy;
+
+/// True for a memref (ranked or unranked) in a device memory space.
+static bool isDeviceMemRef(Type type) {
+  return isa<BaseMemRefType>(type) && getPlacement(type).isDevice();
+}
+
 namespace {
-struct ConvertEtCopyToGPUPass : mlir::etcopy::impl::ConvertEtCopyToGPUBase<ConvertEtCopyToGPUPass> {
-  using ConvertEtCopyToGPUBase::ConvertEtCopyToGPUBase;
-  void runOnOperation() override { signalPassFailure(); }
+
+/// A copy issued on the device that the host has not waited for, seen from
+/// the host: the host memref it reads (h2d) or writes (d2h).
+struct PendingCopy {
+  Value hostMemRef;
+  /// True when the device writes `hostMemRef` (a d2h destination), false
+  /// when it only reads it (an h2d source).
+  bool deviceWrites;
 };
+
+/// The token chain of one block.
+struct BlockChain {
+  /// The last token of the chain; null until the first async op.
+  Value token;
+  /// Whether async ops were issued since the last host wait.
+  bool inFlight = false;
+  /// The host sides of the copies issued since the last host wait.
+  SmallVector<PendingCopy> pendingCopies;
+};
+
+/// Lowers the bodies of host functions, block by block.
+class EtCopyToGPULowering {
+public:
+  EtCopyToGPULowering(MLIRContext *context, const EtCopyToGPUOptions &options,
+                      EtCopyToGPUStatistics &statistics)
+      : options(options), statistics(statistics), rewriter(context),
+        tokenType(gpu::AsyncTokenType::get(context)) {}
+
+  /// Lowers every block of `region` and of the regions nested in it, each
+  /// with its own token chain.
+  LogicalResult lowerRegion(Region &region);
+
+private:
+  LogicalResult lowerBlock(Block &block);
+  LogicalResult lowerOp(Operation *op, BlockChain &chain);
+
+  LogicalResult lowerCopy(Operation *op, Value dst, Value src,
+                          BlockChain &chain);
+  LogicalResult lowerAlloc(memref::AllocOp alloc, BlockChain &chain);
+  LogicalResult lowerDealloc(memref::DeallocOp dealloc, BlockChain &chain);
+
+  /// Handles an op that stays on the host: rejects accesses to device memory
+  /// and waits for the chain first where the op may observe it.
+  LogicalResult lowerHostOp(Operation *op, BlockChain &chain);
+  /// Whether a host op's `effect` on `value` may touch the host side of a
+  /// copy in flight.
+  bool conflictsWithPendingCopy(MemoryEffects::Effect *effect, Value value,
+                                const BlockChain &chain);
+
+  /// Creates a gpu op before `op` with `build(asyncTokenType,
+  /// dependencies)`: chained on the block's token in async mode, in its sync
+  /// form otherwise.
+  template <typename BuildFn>
+  auto createDeviceOp(Operation *op, BlockChain &chain, BuildFn build);
+  /// The dependency of the next async op before `op`; starts the chain with
+  /// `gpu.wait async` if the block has none yet.
+  Value getChainToken(Operation *op, BlockChain &chain);
+  /// Makes the host wait for everything in flight, at the rewriter's
+  /// insertion point.
+  void waitForChain(BlockChain &chain, Location loc);
+  /// Same, before `op`.
+  void waitBefore(Operation *op, BlockChain &chain) {
+    rewriter.setInsertionPoint(op);
+    waitForChain(chain, op->getLoc());
+  }
+
+  const EtCopyToGPUOptions &options;
+  EtCopyToGPUStatistics &statistics;
+  IRRewriter rewriter;
+  LocalAliasAnalysis aliasAnalysis;
+  Type tokenType;
+};
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Token chain
+//===----------------------------------------------------------------------===//
+
+Value EtCopyToGPULowering::getChainToken(Operation *op, BlockChain &chain) {
+  if (!chain.token) {
+    rewriter.setInsertionPoint(op);
+    chain.token = gpu::WaitOp::create(rewriter, op->getLoc(), tokenType,
+                                      /*asyncDependencies=*/ValueRange())
+                      .getAsyncToken();
+  }
+  return chain.token;
+}
+
+void EtCopyToGPULowering::waitForChain(BlockChain &chain, Location loc) {
+  if (!chain.inFlight)
+    return;
+  gpu::WaitOp::create(rewriter, loc, /*asyncToken=*/Type(), chain.token);
+  ++statistics.waits;
+  chain.inFlight = false;
+  chain.pendingCopies.clear();
+}
+
+//===----------------------------------------------------------------------===//
+// Device ops
+//===----------------------------------------------------------------------===//
+
+template <typename BuildFn>
+auto EtCopyToGPULowering::createDeviceOp(Operation *op, BlockChain &chain,
+                                         BuildFn build) {
+  Type asyncTokenType;
+  SmallVector<Value, 1> dependencies;
+  if (options.async) {
+    asyncTokenType = tokenType;
+    dependencies.push_back(getChainToken(op, chain));
+  }
+  rewriter.setInsertionPoint(op);
+  auto deviceOp = build(asyncTokenType, dependencies);
+  if (options.async) {
+    chain.token = deviceOp.getAsyncToken();
+    chain.inFlight = true;
+  }
+  return deviceOp;
+}
+
+LogicalResult EtCopyToGPULowering::lowerCopy(Operation *op, Value dst,
+                                             Value src, BlockChain &chain) {
+  // gpu.memcpy takes ranked memrefs with equal element types and compatible
+  // shapes; layouts may differ, so the copy verifiers (etcopy C3-C5,
+  // memref.copy's) already guarantee everything but the rank.
+  for (Value side : {dst, src})
+    if (!isa<MemRefType>(side.getType()))
+      return op->emitOpError("cannot copy the unranked memref ")
+             << side.getType() << " with gpu.memcpy; cast it to a ranked "
+             << "memref first";
+
+  createDeviceOp(op, chain, [&](Type asyncTokenType, ValueRange dependencies) {
+    return gpu::MemcpyOp::create(rewriter, op->getLoc(), asyncTokenType,
+                                 dependencies, dst, src);
+  });
+  // Only host memory can be observed before the next wait: the device side
+  // of a copy is ordered with every later device op by the chain.
+  if (options.async) {
+    if (!isDeviceMemRef(src.getType()))
+      chain.pendingCopies.push_back({src, /*deviceWrites=*/false});
+    else if (!isDeviceMemRef(dst.getType()))
+      chain.pendingCopies.push_back({dst, /*deviceWrites=*/true});
+  }
+  rewriter.eraseOp(op);
+  ++statistics.copies;
+  return success();
+}
+
+LogicalResult EtCopyToGPULowering::lowerAlloc(memref::AllocOp alloc,
+                                              BlockChain &chain) {
+  MemRefType type = alloc.getType();
+  if (!type.getLayout().isIdentity())
+    return alloc.emitOpError("cannot allocate device memory ")
+           << type << " with gpu.alloc: only the identity layout is "
+           << "supported";
+
+  auto newAlloc = createDeviceOp(
+      alloc, chain, [&](Type asyncTokenType, ValueRange dependencies) {
+        return gpu::AllocOp::create(rewriter, alloc.getLoc(), type,
+                                    asyncTokenType, dependencies,
+                                    alloc.getDynamicSizes(),
+                                    /*symbolOperands=*/ValueRange());
+      });
+  rewriter.replaceOp(alloc, newAlloc.getMemref());
+  ++statistics.allocs;
+  return success();
+}
+
+LogicalResult EtCopyToGPULowering::lowerDealloc(memref::DeallocOp dealloc,
+                                                BlockChain &chain) {
+  Value memref = dealloc.getMemref();
+  if (!isa<MemRefType>(memref.getType()))
+    return dealloc.emitOpError("cannot free the unranked device memref ")
+           << memref.getType() << " with gpu.dealloc; cast it to a ranked "
+           << "memref first";
+
+  // A free produces nothing the host or another stream can observe (freed
+  // memory cannot be used), so it never makes the host wait: it stays
+  // ordered on the chain and completes with it.
+  bool wasInFlight = chain.inFlight;
+  createDeviceOp(
+      dealloc, chain, [&](Type asyncTokenType, ValueRange dependencies) {
+        return gpu::DeallocOp::create(rewriter, dealloc.getLoc(),
+                                      asyncTokenType, dependencies, memref);
+      });
+  chain.inFlight = wasInFlight;
+  rewriter.eraseOp(dealloc);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Host ops
+//===----------------------------------------------------------------------===//
+
+bool EtCopyToGPULowering::conflictsWithPendingCopy(
+    MemoryEffects::Effect *effect, Value value, const BlockChain &chain) {
+  // A new allocation cannot be memory a copy in flight already uses.
+  if (isa<MemoryEffects::Allocate>(effect))
+    return false;
+  bool hostReads = isa<MemoryEffects::Read>(effect);
+  return llvm::any_of(chain.pendingCopies, [&](const PendingCopy &copy) {
+    // Reading the source of an h2d in flight is safe; any other access to a
+    // pending copy's host memory is a race.
+    if (hostReads && !copy.deviceWrites)
+      return false;
+    return !aliasAnalysis.alias(value, copy.hostMemRef).isNo();
+  });
+}
+
+/// "reads", "writes", ...: what `effect` does, for diagnostics.
+static StringRef describeEffect(MemoryEffects::Effect *effect) {
+  return TypeSwitch<MemoryEffects::Effect *, StringRef>(effect)
+      .Case<MemoryEffects::Read>([](auto) { return "reads"; })
+      .Case<MemoryEffects::Write>([](auto) { return "writes"; })
+      .Case<MemoryEffects::Allocate>([](auto) { return "allocates"; })
+      .Case<MemoryEffects::Free>([](auto) { return "frees"; })
+      .Default([](auto) { return "accesses"; });
+}
+
+/// What the user should do instead of touching device memory on the host.
+static StringRef suggestFix(MemoryEffects::Effect *effect) {
+  return TypeSwitch<MemoryEffects::Effect *, StringRef>(effect)
+      .Case<MemoryEffects::Read>(
+          [](auto) { return "copy it with etcopy.d2h first"; })
+      .Case<MemoryEffects::Write>(
+          [](auto) { return "write host memory and copy it with etcopy.h2d"; })
+      .Default([](auto) {
+        return "only memref.alloc and memref.dealloc manage device memory";
+      });
+}
+
+LogicalResult EtCopyToGPULowering::lowerHostOp(Operation *op,
+                                               BlockChain &chain) {
+  SmallVector<MemoryEffects::EffectInstance> effects;
+  auto effectInterface = dyn_cast<MemoryEffectOpInterface>(op);
+  if (effectInterface)
+    effectInterface.getEffects(effects);
+  for (const MemoryEffects::EffectInstance &effect : effects) {
+    Value value = effect.getValue();
+    if (value && isDeviceMemRef(value.getType()))
+      return op->emitOpError()
+             << describeEffect(effect.getEffect()) << " device memory "
+             << value.getType() << " on the host; "
+             << suggestFix(effect.getEffect());
+  }
+
+  // Unknown effects (a call, say) or effects of nested ops, which run with
+  // their own chains: the op may observe anything in flight.
+  if (!effectInterface || op->getNumRegions() != 0) {
+    if (!isMemoryEffectFree(op))
+      waitBefore(op, chain);
+    return success();
+  }
+  // Known effects: wait only if one may touch the host side of a copy in
+  // flight (or names no value, so could touch anything).
+  if (llvm::any_of(effects, [&](const MemoryEffects::EffectInstance &effect) {
+        Value value = effect.getValue();
+        return !value ||
+               conflictsWithPendingCopy(effect.getEffect(), value, chain);
+      }))
+    waitBefore(op, chain);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Walk
+//===----------------------------------------------------------------------===//
+
+/// The copy `op` performs when lowered to gpu.memcpy: an out-form etcopy copy
+/// or a memref.copy with a device side. Null values otherwise.
+static std::pair<Value, Value> getDeviceCopyOperands(Operation *op) {
+  return TypeSwitch<Operation *, std::pair<Value, Value>>(op)
+      .Case<H2DOp, D2HOp>([](auto copy) -> std::pair<Value, Value> {
+        return {copy.getDest(), copy.getSource()};
+      })
+      .Case([](memref::CopyOp copy) -> std::pair<Value, Value> {
+        if (!isDeviceMemRef(copy.getTarget().getType()) &&
+            !isDeviceMemRef(copy.getSource().getType()))
+          return {};
+        return {copy.getTarget(), copy.getSource()};
+      })
+      .Default([](Operation *) -> std::pair<Value, Value> { return {}; });
+}
+
+LogicalResult EtCopyToGPULowering::lowerOp(Operation *op, BlockChain &chain) {
+  // Functional copies have no memory to copy yet.
+  if (isa<H2DOp, D2HOp>(op) && op->getNumResults() != 0)
+    return op->emitOpError(
+        "is a functional (tensor) copy, which has no gpu-dialect form; "
+        "bufferize first (one-shot-bufferize with "
+        "use-encoding-for-memory-space)");
+
+  if (auto [dst, src] = getDeviceCopyOperands(op); dst)
+    return lowerCopy(op, dst, src, chain);
+
+  if (auto alloc = dyn_cast<memref::AllocOp>(op);
+      alloc && isDeviceMemRef(alloc.getType()))
+    return lowerAlloc(alloc, chain);
+
+  if (auto dealloc = dyn_cast<memref::DeallocOp>(op);
+      dealloc && isDeviceMemRef(dealloc.getMemref().getType()))
+    return lowerDealloc(dealloc, chain);
+
+  if (auto alloca = dyn_cast<memref::AllocaOp>(op);
+      alloca && isDeviceMemRef(alloca.getType()))
+    return alloca.emitError("device memory cannot be allocated on the host "
+                            "stack (memref.alloca of ")
+           << alloca.getType() << ")";
+
+  // Data leaves the block: the successor or parent must see the results of
+  // everything in flight.
+  if (op->hasTrait<OpTrait::IsTerminator>()) {
+    waitBefore(op, chain);
+    return success();
+  }
+
+  // Existing gpu-dialect ops (kernel launches, say) are not on this chain:
+  // order them after it. Their regions hold device code, not host code.
+  if (isa_and_nonnull<gpu::GPUDialect>(op->getDialect())) {
+    waitBefore(op, chain);
+    return success();
+  }
+
+  if (failed(lowerHostOp(op, chain)))
+    return failure();
+  // Nested blocks get their own chains.
+  for (Region &region : op->getRegions())
+    if (failed(lowerRegion(region)))
+      return failure();
+  return success();
+}
+
+LogicalResult EtCopyToGPULowering::lowerBlock(Block &block) {
+  BlockChain chain;
+  for (Operation &op : llvm::make_early_inc_range(block))
+    if (failed(lowerOp(&op, chain)))
+      return failure();
+  // Blocks without a terminator (in regions that allow none) still finish
+  // their work before control leaves them.
+  rewriter.setInsertionPointToEnd(&block);
+  waitForChain(chain, block.getParentOp()->getLoc());
+  return success();
+}
+
+LogicalResult EtCopyToGPULowering::lowerRegion(Region &region) {
+  for (Block &block : region)
+    if (failed(lowerBlock(block)))
+      return failure();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Memory spaces
+//===----------------------------------------------------------------------===//
+
+/// Replaces `#etcopy.device<cuda:0>` memory spaces by
+/// `#gpu.address_space<global>` and `#etcopy.device<cpu>` by none throughout
+/// `root` (types of values, block arguments and function signatures), and
+/// drops the `etcopy.*` discardable attributes, so that the IR no longer
+/// needs the etcopy dialect.
+static LogicalResult replaceDeviceMemorySpaces(Operation *root) {
+  MLIRContext *context = root->getContext();
+  auto globalSpace =
+      gpu::AddressSpaceAttr::get(context, gpu::AddressSpace::Global);
+
+  // Types are replaced once each (the replacer caches them): the first op
+  // holding a type with no gpu equivalent reports it.
+  Type unsupportedType;
+  AttrTypeReplacer replacer;
+  replacer.addReplacement([&](MemRefType type) -> std::optional<Type> {
+    auto device = dyn_cast_or_null<DeviceAttr>(type.getMemorySpace());
+    if (!device)
+      return std::nullopt;
+    if (device.isHost())
+      return MemRefType::Builder(type).setMemorySpace(Attribute());
+    if (device.getKind() == DeviceKind::CUDA && device.getOrdinal() == 0)
+      return MemRefType::Builder(type).setMemorySpace(globalSpace);
+    unsupportedType = type;
+    return std::nullopt;
+  });
+
+  WalkResult result = root->walk<WalkOrder::PreOrder>([&](Operation *op) {
+    replacer.replaceElementsIn(op, /*replaceAttrs=*/true,
+                               /*replaceLocs=*/false, /*replaceTypes=*/true);
+    if (unsupportedType) {
+      op->emitOpError("uses ")
+          << unsupportedType << ", whose memory space "
+          << cast<MemRefType>(unsupportedType).getMemorySpace()
+          << " has no #gpu.address_space equivalent; memory-space=gpu "
+             "supports cuda:0 only";
+      return WalkResult::interrupt();
+    }
+    for (NamedAttribute attr : llvm::to_vector(op->getDiscardableAttrs()))
+      if (attr.getName().getValue().starts_with("etcopy."))
+        op->removeDiscardableAttr(attr.getName());
+    return WalkResult::advance();
+  });
+  return failure(result.wasInterrupted());
+}
+
+//===----------------------------------------------------------------------===//
+// Entry points
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+mlir::etcopy::convertEtCopyToGPU(Operation *root,
+                                 const EtCopyToGPUOptions &options,
+                                 EtCopyToGPUStatistics *statistics) {
+  EtCopyToGPUStatistics localStatistics;
+  EtCopyToGPULowering lowering(root->getContext(), options,
+                               statistics ? *statistics : localStatistics);
+
+  // Lower host functions; gpu.module bodies are device code.
+  WalkResult result = root->walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (isa<gpu::GPUModuleOp>(op))
+      return WalkResult::skip();
+    auto function = dyn_cast<FunctionOpInterface>(op);
+    if (!function)
+      return WalkResult::advance();
+    if (failed(lowering.lowerRegion(function.getFunctionBody())))
+      return WalkResult::interrupt();
+    return WalkResult::skip();
+  });
+  if (result.wasInterrupted())
+    return failure();
+
+  if (options.useGPUAddressSpace)
+    return replaceDeviceMemorySpaces(root);
+  return success();
+}
+
+namespace {
+
+struct ConvertEtCopyToGPUPass
+    : public etcopy::impl::ConvertEtCopyToGPUBase<ConvertEtCopyToGPUPass> {
+  using ConvertEtCopyToGPUBase::ConvertEtCopyToGPUBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if (memorySpace != "etcopy" && memorySpace != "gpu") {
+      module.emitError("invalid memory-space '")
+          << memorySpace << "' for convert-etcopy-to-gpu; valid values are: "
+          << "etcopy, gpu";
+      return signalPassFailure();
+    }
+
+    EtCopyToGPUOptions conversionOptions;
+    conversionOptions.async = async;
+    conversionOptions.useGPUAddressSpace = memorySpace == "gpu";
+    EtCopyToGPUStatistics statistics;
+    if (failed(convertEtCopyToGPU(module, conversionOptions, &statistics)))
+      return signalPassFailure();
+    numCopies += statistics.copies;
+    numAllocs += statistics.allocs;
+    numWaits += statistics.waits;
+  }
+};
+
 } // namespace

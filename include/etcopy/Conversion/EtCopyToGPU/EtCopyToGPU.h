@@ -19,7 +19,8 @@ struct EtCopyToGPUOptions {
   /// Emit async ops chained by tokens; false emits the sync forms.
   bool async = true;
   /// Replace #etcopy.device<cuda:0> memory spaces by
-  /// #gpu.address_space<global> (fails on non-zero ordinals).
+  /// #gpu.address_space<global> and #etcopy.device<cpu> by none, and drop
+  /// the etcopy.* discardable attributes (fails on non-zero ordinals).
   bool useGPUAddressSpace = false;
 };
 
@@ -30,9 +31,12 @@ struct EtCopyToGPUStatistics {
   unsigned waits = 0;
 };
 
-/// Rewrites every function under `root`: device copies, allocations and
-/// deallocations become gpu-dialect ops with host waits where needed.
-/// Emits diagnostics and fails on what cannot be converted.
+/// Rewrites every host function under `root` (gpu.module bodies are device
+/// code and left alone): device copies, allocations and deallocations become
+/// gpu-dialect ops with host waits where needed. Emits diagnostics and fails
+/// on what cannot be converted: functional copies, host accesses to device
+/// memory, device memref.alloca, non-identity device allocations and, with
+/// `useGPUAddressSpace`, devices other than cuda:0.
 LogicalResult convertEtCopyToGPU(Operation *root,
                                  const EtCopyToGPUOptions &options,
                                  EtCopyToGPUStatistics *statistics = nullptr);

@@ -16,8 +16,10 @@ class Operation;
 class RewritePatternSet;
 namespace etcopy {
 
-/// Patterns rewriting etcopy.h2d / etcopy.d2h to host copies (memref.copy for
-/// the out form, the source value or a tensor.cast for the functional form).
+/// Patterns rewriting etcopy.h2d / etcopy.d2h to host copies: memref.copy for
+/// the out form; for the functional form the source value, or a tensor.cast
+/// to the result type where the types differ. Applied after erasePlacements,
+/// only differences in static sizes need a cast.
 void populateEtCopyToHostConversionPatterns(RewritePatternSet &patterns);
 
 /// Removes every #etcopy.device placement (memory spaces, tensor encodings,
