@@ -1,6 +1,7 @@
 //===- EtCopyPasses.h - etcopy transformation passes ----------*- C++ -*-===//
 //
-// Declares the etcopy transformation passes generated from EtCopyPasses.td.
+// Declares the etcopy transformation passes generated from EtCopyPasses.td
+// and the placement rule they share for functional copies.
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,6 +12,10 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 
+namespace mlir {
+class DominanceInfo;
+} // namespace mlir
+
 namespace mlir::etcopy {
 
 #define GEN_PASS_DECL
@@ -18,6 +23,16 @@ namespace mlir::etcopy {
 
 #define GEN_PASS_REGISTRATION
 #include "etcopy/Dialect/EtCopy/EtCopyPasses.h.inc"
+
+/// Returns the operation before which a functional copy of `source` that
+/// serves `users` belongs: just before the first of them (or its ancestor)
+/// in the nearest block that dominates them all, then in front of every
+/// enclosing loop that `source` is invariant in. `users` must be non-empty
+/// and dominated by the definition of `source`. Both etcopy passes place
+/// copies there: a d2h sinks to its first host user, never into a loop, and
+/// a copy of a loop-invariant value runs once.
+Operation *getCopyInsertionPoint(Value source, ArrayRef<Operation *> users,
+                                 DominanceInfo &domInfo);
 
 } // namespace mlir::etcopy
 
