@@ -212,4 +212,165 @@ def EtCopyOptimizeTransfers
   ];
 }
 
+def EtCopyPlanDeviceMemory
+    : Pass<"etcopy-plan-device-memory", "::mlir::ModuleOp"> {
+  let summary = "Pack the buffers of each function into one arena per device";
+  let description = [{
+    The memory planner of ExecuTorch's device support, at the memref level
+    (after bufferization, before `convert-etcopy-to-gpu`). For every
+    `func.func` with a body, each buffer that
+
+    * is a `memref.alloc` with a static shape, the identity layout and an
+      alignment of at most 256, in a device memory space
+      (`#etcopy.device<cuda:N>`; also host memory with `plan-host`),
+    * is freed by exactly one `memref.dealloc` in the block that allocates
+      it, which is the function's entry block or the body of `scf.for`,
+      `scf.while`, `scf.if`, `scf.index_switch` or `scf.execute_region`
+      nested in it, and
+    * does not escape: every use (through view-like ops) reads or writes it
+      (copies, loads, stores, `linalg`), or is `memref.dim`; it is not
+      returned, yielded, passed to a call, stored as a value or turned into
+      a pointer
+
+    becomes a `memref.view` at a constant offset into its device's arena: one
+    `memref<Nxi8, #etcopy.device<...>>` per (device kind, ordinal), never
+    shared between devices. Its `memref.dealloc` disappears. Dynamically
+    sized buffers and buffers that do not qualify stay as they are.
+
+    A buffer lives from its allocation to its deallocation (in program
+    order, nested ops included); two buffers whose lifetimes do not overlap
+    may share bytes. A buffer allocated in a loop body gets one slot that
+    every iteration reuses. Offsets are multiples of 256 bytes (what
+    `cudaMalloc` guarantees and the runtime's CUDA allocator accepts as
+    alignment). The planner is greedy: it places buffers one at a time, each
+    in the smallest gap between the already placed buffers it overlaps in
+    time that is large enough (best fit), else at the end; it does so once
+    in order of decreasing size and once in program order and keeps the
+    smaller arena (see docs/MemoryPlanning.md).
+
+    With `arena-ownership=function` (the default) the function allocates
+    each arena at entry (`memref.alloc` with `alignment = 256`, one
+    `cudaMallocAsync` per call after lowering) and frees it before every
+    return. With `arena-ownership=caller` the arenas become leading
+    `memref<Nxi8, #etcopy.device<...>>` arguments, in the order of the
+    metadata, which the caller allocates (as ExecuTorch's planned buffers,
+    allocated once at method load time). Calls inside the module are
+    updated: the caller allocates the callee's arenas around the call,
+    and these allocations are then planned like its other buffers (callees
+    are planned first). A function whose symbol is used other than by
+    `func.call` keeps owning its arenas, with a warning.
+
+    Each function with an arena gets the `etcopy.arenas` attribute and two
+    `llvm.mlir.global` constants that survive the lowering to LLVM:
+    `@<function>_etcopy_arenas`, the C struct `etcopy_function_arenas`
+    (`{i64 num_arenas, ptr arenas}`), and `@<function>_etcopy_arena_descs`,
+    the array of `etcopy_arena_desc` (`{i32 device_kind, i32 ordinal,
+    i64 size, i64 alignment}`) it points to (see
+    `etcopy/Runtime/EtCopyRuntime.h`). They are `external` for public
+    functions. Functions that already carry `etcopy.arenas` are skipped, so
+    the pass is idempotent.
+
+    ```mlir
+    func.func @step(%x: memref<256xf32>, %y: memref<256xf32>) {
+      %a = memref.alloc() : memref<256xf32, #etcopy.device<cuda:0>>
+      etcopy.h2d %x, %a : memref<256xf32> -> memref<256xf32, #etcopy.device<cuda:0>>
+      %b = memref.alloc() : memref<256xf32, #etcopy.device<cuda:0>>
+      memref.copy %a, %b : memref<256xf32, #etcopy.device<cuda:0>> to memref<256xf32, #etcopy.device<cuda:0>>
+      memref.dealloc %a : memref<256xf32, #etcopy.device<cuda:0>>
+      %c = memref.alloc() : memref<256xf32, #etcopy.device<cuda:0>>
+      memref.copy %b, %c : memref<256xf32, #etcopy.device<cuda:0>> to memref<256xf32, #etcopy.device<cuda:0>>
+      memref.dealloc %b : memref<256xf32, #etcopy.device<cuda:0>>
+      etcopy.d2h %c, %y : memref<256xf32, #etcopy.device<cuda:0>> -> memref<256xf32>
+      memref.dealloc %c : memref<256xf32, #etcopy.device<cuda:0>>
+      return
+    }
+    ```
+
+    becomes (`%a` and `%c` share offset 0: 2048 arena bytes for 3072
+    requested, one allocation per call instead of three)
+
+    ```mlir
+    llvm.mlir.global internal constant @step_etcopy_arena_descs() {addr_space = 0 : i32} : !llvm.array<1 x struct<(i32, i32, i64, i64)>> {
+      %0 = llvm.mlir.zero : !llvm.array<1 x struct<(i32, i32, i64, i64)>>
+      %1 = llvm.mlir.constant(1 : i32) : i32
+      %2 = llvm.insertvalue %1, %0[0, 0] : !llvm.array<1 x struct<(i32, i32, i64, i64)>>
+      %3 = llvm.mlir.constant(0 : i32) : i32
+      %4 = llvm.insertvalue %3, %2[0, 1] : !llvm.array<1 x struct<(i32, i32, i64, i64)>>
+      %5 = llvm.mlir.constant(2048 : i64) : i64
+      %6 = llvm.insertvalue %5, %4[0, 2] : !llvm.array<1 x struct<(i32, i32, i64, i64)>>
+      %7 = llvm.mlir.constant(256 : i64) : i64
+      %8 = llvm.insertvalue %7, %6[0, 3] : !llvm.array<1 x struct<(i32, i32, i64, i64)>>
+      llvm.return %8 : !llvm.array<1 x struct<(i32, i32, i64, i64)>>
+    }
+    llvm.mlir.global external constant @step_etcopy_arenas() {addr_space = 0 : i32} : !llvm.struct<(i64, ptr)> {
+      %0 = llvm.mlir.zero : !llvm.struct<(i64, ptr)>
+      %1 = llvm.mlir.constant(1 : i64) : i64
+      %2 = llvm.insertvalue %1, %0[0] : !llvm.struct<(i64, ptr)>
+      %3 = llvm.mlir.addressof @step_etcopy_arena_descs : !llvm.ptr
+      %4 = llvm.insertvalue %3, %2[1] : !llvm.struct<(i64, ptr)>
+      llvm.return %4 : !llvm.struct<(i64, ptr)>
+    }
+    func.func @step(%x: memref<256xf32>, %y: memref<256xf32>) attributes {etcopy.arenas = [{alignment = 256 : i64, device = #etcopy.device<cuda:0>, size = 2048 : i64} ]} {
+      %arena = memref.alloc() {alignment = 256 : i64} : memref<2048xi8, #etcopy.device<cuda:0>>
+      %c0 = arith.constant 0 : index
+      %a = memref.view %arena[%c0][] : memref<2048xi8, #etcopy.device<cuda:0>> to memref<256xf32, #etcopy.device<cuda:0>>
+      etcopy.h2d %x, %a : memref<256xf32> -> memref<256xf32, #etcopy.device<cuda:0>>
+      %c1024 = arith.constant 1024 : index
+      %b = memref.view %arena[%c1024][] : memref<2048xi8, #etcopy.device<cuda:0>> to memref<256xf32, #etcopy.device<cuda:0>>
+      memref.copy %a, %b : memref<256xf32, #etcopy.device<cuda:0>> to memref<256xf32, #etcopy.device<cuda:0>>
+      %c0_0 = arith.constant 0 : index
+      %c = memref.view %arena[%c0_0][] : memref<2048xi8, #etcopy.device<cuda:0>> to memref<256xf32, #etcopy.device<cuda:0>>
+      memref.copy %b, %c : memref<256xf32, #etcopy.device<cuda:0>> to memref<256xf32, #etcopy.device<cuda:0>>
+      etcopy.d2h %c, %y : memref<256xf32, #etcopy.device<cuda:0>> -> memref<256xf32>
+      memref.dealloc %arena : memref<2048xi8, #etcopy.device<cuda:0>>
+      return
+    }
+    ```
+
+    With `arena-ownership=caller` the function is instead
+    `func.func @step(%arena: memref<2048xi8, #etcopy.device<cuda:0>>,
+    %x: memref<256xf32>, %y: memref<256xf32>)`, without the arena's
+    allocation and deallocation.
+  }];
+  let dependentDialects = [
+    "::mlir::etcopy::EtCopyDialect",
+    "::mlir::arith::ArithDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::LLVM::LLVMDialect",
+  ];
+  let options = [
+    Option<"arenaOwnership", "arena-ownership", "std::string",
+           /*default=*/"\"function\"",
+           "Who allocates the arenas: 'function' (the function itself, at "
+           "entry, freeing them before each return) or 'caller' (leading "
+           "memref<Nxi8> arguments of the function)">,
+    Option<"planHost", "plan-host", "bool", /*default=*/"false",
+           "Also plan host buffers (no memory space or #etcopy.device<cpu>) "
+           "into a cpu arena">,
+    Option<"emitRemarks", "emit-remarks", "bool", /*default=*/"false",
+           "Emit a remark per planned function (buffers, bytes requested, "
+           "arena size, peak live bytes per arena) and per buffer left "
+           "unplanned (why)">,
+  ];
+  let statistics = [
+    Statistic<"numBuffersPlanned", "buffers-planned",
+              "Buffers turned into views of an arena">,
+    Statistic<"numBuffersDynamic", "buffers-left-dynamic",
+              "Dynamically sized buffers left as individual allocations">,
+    Statistic<"numBuffersNotPlanned", "buffers-not-planned",
+              "Statically sized buffers left as individual allocations "
+              "(escaping, not freed in their block, unsupported region, "
+              "layout or alignment)">,
+    Statistic<"numArenas", "arenas", "Arenas created">,
+    Statistic<"numBytesRequested", "bytes-requested",
+              "Sum of the sizes of the planned buffers">,
+    Statistic<"numArenaBytes", "arena-bytes", "Sum of the arena sizes">,
+    Statistic<"numPeakLiveBytes", "peak-live-bytes",
+              "Lower bound of arena-bytes: the most bytes (in 256-byte "
+              "slots) live at one point, per arena">,
+    Statistic<"numCallSitesUpdated", "call-sites-updated",
+              "Calls given the arenas of a caller-owned callee">,
+  ];
+}
+
 #endif // ETCOPY_DIALECT_ETCOPY_ETCOPYPASSES_TD

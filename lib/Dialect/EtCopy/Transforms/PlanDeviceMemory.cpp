@@ -1,0 +1,755 @@
+//===- PlanDeviceMemory.cpp - Per-device arena memory planning --*- C++ -*-===//
+//
+// The etcopy-plan-device-memory pass: packs the statically sized buffers that
+// a function allocates and frees on each device into one arena per (device
+// kind, ordinal), reusing bytes between buffers whose lifetimes do not
+// overlap, and rewrites the buffers as memref.view's into the arena. The
+// arenas are allocated by the function or passed in by the caller, and are
+// described by the etcopy.arenas attribute and by an etcopy_function_arenas
+// constant that compiled code exports.
+//
+//===----------------------------------------------------------------------===//
+
+#include "etcopy/Dialect/EtCopy/EtCopyDialect.h"
+#include "etcopy/Dialect/EtCopy/EtCopyPasses.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/DataLayoutInterfaces.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <functional>
+#include <map>
+
+namespace mlir::etcopy {
+#define GEN_PASS_DEF_ETCOPYPLANDEVICEMEMORY
+#include "etcopy/Dialect/EtCopy/EtCopyPasses.h.inc"
+} // namespace mlir::etcopy
+
+using namespace mlir;
+using namespace mlir::etcopy;
+
+/// Alignment of every arena and of every offset in it: what cudaMalloc
+/// guarantees, and the largest alignment the runtime's CUDA allocator
+/// accepts, so that an arena described by the metadata can be allocated.
+static constexpr uint64_t kArenaAlignment = 256;
+
+//===----------------------------------------------------------------------===//
+// Offset assignment
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// One buffer to place: its lifetime [start, end] (inclusive, in program
+/// points) and its size, a multiple of kArenaAlignment.
+struct Interval {
+  uint64_t start;
+  uint64_t end;
+  uint64_t size;
+
+  bool overlaps(const Interval &other) const {
+    return start <= other.end && other.start <= end;
+  }
+};
+} // namespace
+
+/// Places `items` one at a time in `order`: each goes into the smallest gap,
+/// between the already placed items it overlaps in time, that fits it (best
+/// fit; the lowest such gap on a tie), else above all of them. Returns the
+/// arena size and writes the offsets.
+static uint64_t packInOrder(ArrayRef<Interval> items, ArrayRef<unsigned> order,
+                            SmallVectorImpl<uint64_t> &offsets) {
+  offsets.assign(items.size(), 0);
+  SmallVector<unsigned> placed;
+  uint64_t arenaSize = 0;
+  for (unsigned index : order) {
+    const Interval &item = items[index];
+    SmallVector<unsigned> live;
+    for (unsigned other : placed)
+      if (items[other].overlaps(item))
+        live.push_back(other);
+    llvm::sort(live,
+               [&](unsigned a, unsigned b) { return offsets[a] < offsets[b]; });
+    std::optional<uint64_t> best;
+    uint64_t bestGap = 0;
+    uint64_t top = 0;
+    for (unsigned other : live) {
+      if (offsets[other] >= top) {
+        uint64_t gap = offsets[other] - top;
+        if (gap >= item.size && (!best || gap < bestGap)) {
+          best = top;
+          bestGap = gap;
+        }
+      }
+      top = std::max(top, offsets[other] + items[other].size);
+    }
+    offsets[index] = best.value_or(top);
+    arenaSize = std::max(arenaSize, offsets[index] + item.size);
+    placed.push_back(index);
+  }
+  return arenaSize;
+}
+
+/// Assigns offsets to `items` and returns the arena size: the better of two
+/// greedy orders, by decreasing size (large buffers first leave gaps that
+/// small ones fill) and by program order (best when sizes are alike and
+/// lifetimes form a chain).
+static uint64_t assignOffsets(ArrayRef<Interval> items,
+                              SmallVectorImpl<uint64_t> &offsets) {
+  auto bySize = llvm::to_vector(llvm::seq<unsigned>(0, items.size()));
+  llvm::sort(bySize, [&](unsigned a, unsigned b) {
+    if (items[a].size != items[b].size)
+      return items[a].size > items[b].size;
+    return std::make_pair(items[a].start, a) <
+           std::make_pair(items[b].start, b);
+  });
+  auto byStart = llvm::to_vector(llvm::seq<unsigned>(0, items.size()));
+  llvm::sort(byStart, [&](unsigned a, unsigned b) {
+    return std::make_pair(items[a].start, a) <
+           std::make_pair(items[b].start, b);
+  });
+
+  uint64_t sizeFirst = packInOrder(items, bySize, offsets);
+  SmallVector<uint64_t> startOffsets;
+  uint64_t startFirst = packInOrder(items, byStart, startOffsets);
+  if (startFirst < sizeFirst) {
+    offsets = std::move(startOffsets);
+    return startFirst;
+  }
+  return sizeFirst;
+}
+
+/// The most bytes live at one program point: no placement can do better.
+static uint64_t getPeakLiveBytes(ArrayRef<Interval> items) {
+  // +size at start, -size after end; ends sort before starts at one point
+  // since an interval ending at p and one starting at p+1 do not overlap.
+  SmallVector<std::pair<uint64_t, int64_t>> events;
+  for (const Interval &item : items) {
+    events.push_back({item.start, static_cast<int64_t>(item.size)});
+    events.push_back({item.end + 1, -static_cast<int64_t>(item.size)});
+  }
+  llvm::sort(events);
+  int64_t live = 0, peak = 0;
+  for (auto [point, delta] : events) {
+    live += delta;
+    peak = std::max(peak, live);
+  }
+  return static_cast<uint64_t>(peak);
+}
+
+//===----------------------------------------------------------------------===//
+// Buffers
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// A buffer that will become a view of its device's arena.
+struct PlannedBuffer {
+  memref::AllocOp alloc;
+  memref::DeallocOp dealloc;
+  /// Bytes the buffer needs.
+  uint64_t size;
+  Interval lifetime;
+  uint64_t offset = 0;
+};
+
+/// The arena of one device in one function.
+struct Arena {
+  DeviceAttr device;
+  SmallVector<PlannedBuffer> buffers;
+  uint64_t size = 0;
+  /// The arena memref: an allocation or a function argument.
+  Value value;
+
+  /// memref<size x i8> in the device's memory space (none for the host).
+  MemRefType getType() const {
+    MLIRContext *context = device.getContext();
+    return MemRefType::get({static_cast<int64_t>(size)},
+                           IntegerType::get(context, 8), AffineMap(),
+                           device.isHost() ? Attribute() : Attribute(device));
+  }
+};
+
+/// What becomes of an allocation.
+enum class Verdict {
+  /// A view of its device's arena.
+  Planned,
+  /// Left alone: its size is dynamic.
+  Dynamic,
+  /// Left alone for another reason (escapes, layout, region, ...).
+  NotPlanned,
+  /// Not in planned memory (host memory without plan-host, or a memory
+  /// space etcopy does not interpret).
+  Ignored,
+};
+} // namespace
+
+/// True when the buffer is created inside regions whose ops run their blocks
+/// one after another, each block once per execution, up to the function's
+/// entry block: there, a buffer freed in the block that allocates it is dead
+/// when the block ends, and program order of the (pre-order numbered) ops is
+/// execution order within one run of the block.
+static bool isInPlannableBlock(Operation *op, func::FuncOp function) {
+  Block *block = op->getBlock();
+  while (true) {
+    Region *region = block->getParent();
+    Operation *parent = region->getParentOp();
+    if (parent == function)
+      return block == &region->front();
+    if (!isa<scf::ForOp, scf::WhileOp, scf::IfOp, scf::IndexSwitchOp,
+             scf::ExecuteRegionOp>(parent) ||
+        !region->hasOneBlock())
+      return false;
+    block = parent->getBlock();
+  }
+}
+
+/// Bytes taken by one element of a memref of `type` (its ABI stride), or
+/// nothing for element types whose size the data layout does not know.
+static std::optional<uint64_t> getElementStride(Type type,
+                                                const DataLayout &layout) {
+  Type scalar = type;
+  if (auto complex = dyn_cast<ComplexType>(type))
+    scalar = complex.getElementType();
+  if (auto vector = dyn_cast<VectorType>(type))
+    scalar = vector.isScalable() ? Type() : vector.getElementType();
+  if (!scalar || !isa<IntegerType, FloatType, IndexType>(scalar))
+    return std::nullopt;
+  return llvm::alignTo(layout.getTypeSize(type),
+                       layout.getTypeABIAlignment(type));
+}
+
+/// Whether `user` may access the buffer `value` without the buffer escaping:
+/// it reads or writes it (a declared effect on the value, e.g. a copy, load,
+/// store, linalg op) and returns no memref that could alias it, or it only
+/// inspects the descriptor (memref.dim). View-like ops are handled by the
+/// caller.
+static bool isNonEscapingAccess(Operation *user, Value value) {
+  if (isa<memref::ExtractAlignedPointerAsIndexOp>(user))
+    return false;
+  auto effects = dyn_cast<MemoryEffectOpInterface>(user);
+  if (!effects)
+    return false;
+  SmallVector<MemoryEffects::EffectInstance> instances;
+  effects.getEffects(instances);
+  bool accesses = false;
+  for (const MemoryEffects::EffectInstance &instance : instances) {
+    if (instance.getValue() != value)
+      continue;
+    if (!isa<MemoryEffects::Read, MemoryEffects::Write>(instance.getEffect()))
+      return false;
+    accesses = true;
+  }
+  // An effect on other values only: the buffer is an operand the op does not
+  // access, such as the value a memref.store stores. Without any effect the
+  // op may only inspect the descriptor.
+  if (!accesses)
+    return instances.empty() && isa<memref::DimOp, memref::RankOp>(user);
+  // Results that are pointers or memrefs must be fresh allocations.
+  for (Value result : user->getResults()) {
+    if (!isa<BaseMemRefType, LLVM::LLVMPointerType>(result.getType()))
+      continue;
+    if (!effects.getEffectOnValue<MemoryEffects::Allocate>(result))
+      return false;
+  }
+  return true;
+}
+
+/// Checks that `alloc` is freed once, in its block, and that nothing uses it
+/// (or views of it) other than to access it before that: then the buffer can
+/// live in an arena for exactly that interval. Returns the deallocation, or
+/// writes why not to `reason`. `callArenas` are allocations this pass made
+/// for a caller-owned callee's arenas: the call may use them.
+static memref::DeallocOp
+findLifetimeEnd(memref::AllocOp alloc, const DenseSet<Operation *> &callArenas,
+                std::string &reason) {
+  llvm::raw_string_ostream os(reason);
+  Block *block = alloc->getBlock();
+  memref::DeallocOp dealloc;
+  SmallVector<Operation *> users;
+  SmallVector<Value> worklist = {alloc.getResult()};
+  while (!worklist.empty()) {
+    Value value = worklist.pop_back_val();
+    for (OpOperand &use : value.getUses()) {
+      Operation *user = use.getOwner();
+      users.push_back(user);
+      if (auto free = dyn_cast<memref::DeallocOp>(user)) {
+        if (value != alloc.getResult()) {
+          os << "a view of it is freed";
+          return {};
+        }
+        if (dealloc) {
+          os << "it is freed more than once";
+          return {};
+        }
+        if (free->getBlock() != block) {
+          os << "it is freed in another block";
+          return {};
+        }
+        dealloc = free;
+        continue;
+      }
+      if (isa<func::CallOp>(user) && value == alloc.getResult() &&
+          callArenas.contains(alloc))
+        continue;
+      if (auto view = dyn_cast<ViewLikeOpInterface>(user);
+          view && view.getViewSource() == value) {
+        for (Value result : user->getResults())
+          if (isa<BaseMemRefType>(result.getType()))
+            worklist.push_back(result);
+        continue;
+      }
+      if (!isNonEscapingAccess(user, value)) {
+        os << "it escapes through '" << user->getName() << "'";
+        return {};
+      }
+    }
+  }
+  if (!dealloc) {
+    os << "it is not freed in the function";
+    return {};
+  }
+  // Every use lies between the allocation and the deallocation.
+  for (Operation *user : users) {
+    Operation *ancestor = block->findAncestorOpInBlock(*user);
+    if (!ancestor ||
+        (ancestor != dealloc && dealloc->isBeforeInBlock(ancestor))) {
+      os << "'" << user->getName() << "' uses it after its deallocation";
+      return {};
+    }
+  }
+  return dealloc;
+}
+
+//===----------------------------------------------------------------------===//
+// Metadata
+//===----------------------------------------------------------------------===//
+
+/// The etcopy.arenas attribute: [{device, size, alignment}, ...].
+static ArrayAttr getArenasAttr(MLIRContext *context, ArrayRef<Arena> arenas) {
+  Builder builder(context);
+  SmallVector<Attribute> entries;
+  for (const Arena &arena : arenas)
+    entries.push_back(builder.getDictionaryAttr({
+        builder.getNamedAttr("device", arena.device),
+        builder.getNamedAttr("size", builder.getI64IntegerAttr(arena.size)),
+        builder.getNamedAttr("alignment",
+                             builder.getI64IntegerAttr(kArenaAlignment)),
+    }));
+  return builder.getArrayAttr(entries);
+}
+
+/// Emits, before `function`, `@<function>_etcopy_arena_descs` (the array of
+/// etcopy_arena_desc) and `@<function>_etcopy_arenas` (the
+/// etcopy_function_arenas pointing to it), in the layout of
+/// etcopy/Runtime/EtCopyRuntime.h.
+static LogicalResult emitArenaGlobals(func::FuncOp function,
+                                      SymbolTable &symbols,
+                                      ArrayRef<Arena> arenas) {
+  MLIRContext *context = function.getContext();
+  std::string tableName = (function.getSymName() + "_etcopy_arenas").str();
+  std::string descsName = (function.getSymName() + "_etcopy_arena_descs").str();
+  for (StringRef name : {tableName, descsName})
+    if (Operation *existing = symbols.lookup(name)) {
+      InFlightDiagnostic diag = function.emitError()
+                                << "cannot emit the arena metadata of @"
+                                << function.getSymName() << ": symbol @" << name
+                                << " already exists";
+      diag.attachNote(existing->getLoc()) << "defined here";
+      return diag;
+    }
+
+  Location loc = function.getLoc();
+  OpBuilder builder(function);
+  Type i32 = builder.getI32Type();
+  Type i64 = builder.getI64Type();
+  auto ptr = LLVM::LLVMPointerType::get(context);
+  auto descType =
+      LLVM::LLVMStructType::getLiteral(context, {i32, i32, i64, i64});
+  auto descsType = LLVM::LLVMArrayType::get(descType, arenas.size());
+  auto tableType = LLVM::LLVMStructType::getLiteral(context, {i64, ptr});
+
+  // Builds a constant global whose initializer inserts `fields` into zero.
+  auto createGlobal = [&](Type type, StringRef name, LLVM::Linkage linkage,
+                          function_ref<Value(OpBuilder &, Value)> fill) {
+    auto global = LLVM::GlobalOp::create(builder, loc, type,
+                                         /*isConstant=*/true, linkage, name,
+                                         /*value=*/Attribute());
+    OpBuilder::InsertionGuard guard(builder);
+    builder.createBlock(&global.getInitializerRegion());
+    Value value = LLVM::ZeroOp::create(builder, loc, type);
+    LLVM::ReturnOp::create(builder, loc, fill(builder, value));
+    symbols.insert(global);
+    return global;
+  };
+  auto insert = [&](OpBuilder &b, Value aggregate, Value field,
+                    ArrayRef<int64_t> position) -> Value {
+    return LLVM::InsertValueOp::create(b, loc, aggregate, field, position);
+  };
+
+  createGlobal(
+      descsType, descsName, LLVM::Linkage::Internal,
+      [&](OpBuilder &b, Value value) {
+        for (auto [index, arena] : llvm::enumerate(arenas)) {
+          int64_t i = index;
+          int64_t fields[] = {static_cast<int64_t>(arena.device.getKind()),
+                              arena.device.getOrdinal(),
+                              static_cast<int64_t>(arena.size),
+                              static_cast<int64_t>(kArenaAlignment)};
+          for (auto [field, fieldValue] : llvm::enumerate(fields)) {
+            Type fieldType = field < 2 ? i32 : i64;
+            Value constant =
+                LLVM::ConstantOp::create(b, loc, fieldType, fieldValue);
+            value =
+                insert(b, value, constant, {i, static_cast<int64_t>(field)});
+          }
+        }
+        return value;
+      });
+  createGlobal(
+      tableType, tableName,
+      function.isPublic() ? LLVM::Linkage::External : LLVM::Linkage::Internal,
+      [&](OpBuilder &b, Value value) {
+        Value count = LLVM::ConstantOp::create(
+            b, loc, i64, static_cast<int64_t>(arenas.size()));
+        value = insert(b, value, count, {0});
+        Value descs = LLVM::AddressOfOp::create(b, loc, ptr, descsName);
+        return insert(b, value, descs, {1});
+      });
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// The pass
+//===----------------------------------------------------------------------===//
+
+namespace {
+struct PlanDeviceMemoryPass
+    : public etcopy::impl::EtCopyPlanDeviceMemoryBase<PlanDeviceMemoryPass> {
+  using EtCopyPlanDeviceMemoryBase::EtCopyPlanDeviceMemoryBase;
+
+  void runOnOperation() override;
+
+private:
+  /// Classifies one allocation of `function` and, when it is planned, adds
+  /// it to the arena of its device.
+  Verdict collect(memref::AllocOp alloc, func::FuncOp function,
+                  const DenseMap<Operation *, uint64_t> &points,
+                  std::map<std::pair<unsigned, unsigned>, Arena> &arenas);
+  /// Plans `function`: returns its arenas (empty when nothing was planned),
+  /// with their buffers rewritten as views. With `callerOwned` the arenas
+  /// are new leading arguments.
+  FailureOr<SmallVector<Arena>> planFunction(func::FuncOp function,
+                                             bool callerOwned);
+  /// Makes `call`, to a function planned with caller-owned arenas of
+  /// `arenaTypes`, pass fresh arenas (allocated just before the call, freed
+  /// just after it) and returns their allocations.
+  SmallVector<Operation *> addCallArenas(func::CallOp call,
+                                         ArrayRef<MemRefType> arenaTypes);
+
+  /// Allocations made by addCallArenas: the call is their only allowed
+  /// non-access use.
+  DenseSet<Operation *> callArenas;
+};
+} // namespace
+
+Verdict PlanDeviceMemoryPass::collect(
+    memref::AllocOp alloc, func::FuncOp function,
+    const DenseMap<Operation *, uint64_t> &points,
+    std::map<std::pair<unsigned, unsigned>, Arena> &arenas) {
+  MemRefType type = alloc.getType();
+  Placement placement = getPlacement(type);
+  DeviceAttr device = placement.device;
+  if (placement.isHost() && planHost)
+    device = DeviceAttr::get(alloc.getContext(), DeviceKind::CPU, 0);
+  if (!device)
+    return Verdict::Ignored;
+
+  std::string reason;
+  llvm::raw_string_ostream os(reason);
+  auto notPlanned = [&](Verdict verdict) {
+    if (emitRemarks)
+      alloc.emitRemark("not planned: ") << reason;
+    return verdict;
+  };
+  if (!type.hasStaticShape()) {
+    os << "its size is dynamic";
+    return notPlanned(Verdict::Dynamic);
+  }
+  std::optional<uint64_t> stride =
+      getElementStride(type.getElementType(), DataLayout::closest(alloc));
+  if (!stride)
+    os << "the size of " << type.getElementType() << " is unknown";
+  else if (!type.getLayout().isIdentity())
+    os << "its layout is not the identity";
+  else if (!alloc.getSymbolOperands().empty())
+    os << "it has symbol operands";
+  else if (alloc.getAlignment().value_or(1) > kArenaAlignment)
+    os << "it asks for alignment " << *alloc.getAlignment() << " > "
+       << kArenaAlignment;
+  else if (type.getNumElements() == 0)
+    os << "it has no elements";
+  else if (!isInPlannableBlock(alloc, function))
+    os << "it is allocated in a region of '" << alloc->getParentOp()->getName()
+       << "' (only the entry block and single-block scf.for/while/if/"
+          "index_switch/execute_region bodies are planned)";
+  if (!reason.empty())
+    return notPlanned(Verdict::NotPlanned);
+  memref::DeallocOp dealloc = findLifetimeEnd(alloc, callArenas, reason);
+  if (!dealloc)
+    return notPlanned(Verdict::NotPlanned);
+
+  uint64_t size = *stride * type.getNumElements();
+  Arena &arena =
+      arenas[{static_cast<unsigned>(device.getKind()), device.getOrdinal()}];
+  arena.device = device;
+  Interval lifetime{points.lookup(alloc), points.lookup(dealloc),
+                    llvm::alignTo(size, kArenaAlignment)};
+  arena.buffers.push_back({alloc, dealloc, size, lifetime});
+  return Verdict::Planned;
+}
+
+FailureOr<SmallVector<Arena>>
+PlanDeviceMemoryPass::planFunction(func::FuncOp function, bool callerOwned) {
+  // Program points: ops numbered in pre-order, so that an op with regions
+  // comes before everything nested in it.
+  DenseMap<Operation *, uint64_t> points;
+  function.walk<WalkOrder::PreOrder>(
+      [&](Operation *op) { points.try_emplace(op, points.size()); });
+
+  std::map<std::pair<unsigned, unsigned>, Arena> byDevice;
+  function.walk([&](memref::AllocOp alloc) {
+    switch (collect(alloc, function, points, byDevice)) {
+    case Verdict::Planned:
+      ++numBuffersPlanned;
+      break;
+    case Verdict::Dynamic:
+      ++numBuffersDynamic;
+      break;
+    case Verdict::NotPlanned:
+      ++numBuffersNotPlanned;
+      break;
+    case Verdict::Ignored:
+      break;
+    }
+  });
+  SmallVector<Arena> arenas;
+  for (auto &entry : byDevice)
+    arenas.push_back(std::move(entry.second));
+  if (arenas.empty())
+    return arenas;
+
+  // Offsets.
+  std::string summary;
+  llvm::raw_string_ostream os(summary);
+  for (Arena &arena : arenas) {
+    SmallVector<Interval> items;
+    uint64_t requested = 0;
+    for (const PlannedBuffer &buffer : arena.buffers) {
+      items.push_back(buffer.lifetime);
+      requested += buffer.size;
+    }
+    SmallVector<uint64_t> offsets;
+    arena.size = assignOffsets(items, offsets);
+    for (auto [buffer, offset] : llvm::zip_equal(arena.buffers, offsets))
+      buffer.offset = offset;
+    uint64_t peakLive = getPeakLiveBytes(items);
+    numBytesRequested += requested;
+    numArenaBytes += arena.size;
+    numPeakLiveBytes += peakLive;
+    ++numArenas;
+    os << (summary.empty() ? "" : "; ") << arena.device.str()
+       << " arena: " << arena.buffers.size() << " buffer(s), " << requested
+       << " bytes requested, " << arena.size << " bytes (peak live " << peakLive
+       << ")";
+  }
+  if (emitRemarks)
+    function.emitRemark("planned ") << summary;
+
+  // The arenas: leading arguments, or allocated at entry and freed before
+  // each return.
+  Block &entry = function.getBody().front();
+  if (callerOwned) {
+    SmallVector<unsigned> indices(arenas.size(), 0);
+    SmallVector<Type> types;
+    SmallVector<DictionaryAttr> attrs(arenas.size(), DictionaryAttr());
+    SmallVector<Location> locs(arenas.size(), function.getLoc());
+    for (const Arena &arena : arenas)
+      types.push_back(arena.getType());
+    if (failed(function.insertArguments(indices, types, attrs, locs)))
+      return function.emitError("cannot add the arena arguments");
+    for (auto [index, arena] : llvm::enumerate(arenas))
+      arena.value = entry.getArgument(index);
+  } else {
+    OpBuilder builder = OpBuilder::atBlockBegin(&entry);
+    for (Arena &arena : arenas)
+      arena.value =
+          memref::AllocOp::create(builder, function.getLoc(), arena.getType(),
+                                  builder.getI64IntegerAttr(kArenaAlignment));
+    for (Block &block : function.getBody()) {
+      Operation *terminator = block.getTerminator();
+      if (!terminator->hasTrait<OpTrait::ReturnLike>())
+        continue;
+      builder.setInsertionPoint(terminator);
+      for (Arena &arena : arenas)
+        memref::DeallocOp::create(builder, terminator->getLoc(), arena.value);
+    }
+  }
+
+  // The buffers become views.
+  for (Arena &arena : arenas) {
+    for (PlannedBuffer &buffer : arena.buffers) {
+      memref::AllocOp alloc = buffer.alloc;
+      OpBuilder builder(alloc);
+      Location loc = alloc.getLoc();
+      MemRefType type = alloc.getType();
+      // The host arena has no memory space; a #etcopy.device<cpu> buffer is
+      // a cast of its view.
+      auto arenaType = cast<MemRefType>(arena.value.getType());
+      MemRefType viewType =
+          MemRefType::Builder(type).setMemorySpace(arenaType.getMemorySpace());
+      Value offset =
+          arith::ConstantIndexOp::create(builder, loc, buffer.offset);
+      Value view = memref::ViewOp::create(builder, loc, viewType, arena.value,
+                                          offset, /*sizes=*/ValueRange());
+      if (viewType != type)
+        view = memref::MemorySpaceCastOp::create(builder, loc, type, view);
+      buffer.dealloc.erase();
+      alloc.replaceAllUsesWith(view);
+      callArenas.erase(alloc);
+      alloc.erase();
+    }
+  }
+  function->setAttr(EtCopyDialect::getArenasAttrName(),
+                    getArenasAttr(function.getContext(), arenas));
+  return arenas;
+}
+
+SmallVector<Operation *>
+PlanDeviceMemoryPass::addCallArenas(func::CallOp call,
+                                    ArrayRef<MemRefType> arenaTypes) {
+  OpBuilder builder(call);
+  SmallVector<Value> values;
+  SmallVector<Operation *> allocs;
+  for (MemRefType type : arenaTypes) {
+    auto alloc =
+        memref::AllocOp::create(builder, call.getLoc(), type,
+                                builder.getI64IntegerAttr(kArenaAlignment));
+    values.push_back(alloc);
+    allocs.push_back(alloc);
+  }
+  call->insertOperands(0, values);
+  builder.setInsertionPointAfter(call);
+  for (Value value : values)
+    memref::DeallocOp::create(builder, call.getLoc(), value);
+  ++numCallSitesUpdated;
+  return allocs;
+}
+
+void PlanDeviceMemoryPass::runOnOperation() {
+  ModuleOp module = getOperation();
+  if (arenaOwnership != "function" && arenaOwnership != "caller") {
+    module.emitError("invalid arena-ownership '")
+        << arenaOwnership
+        << "' for etcopy-plan-device-memory; valid values are: function, "
+           "caller";
+    return signalPassFailure();
+  }
+  bool callerOwnership = arenaOwnership == "caller";
+  SymbolTable symbols(module);
+
+  // Callees before callers (post-order over direct calls; a cycle is cut
+  // where the walk meets it), so that a caller can plan the arenas of its
+  // caller-owned callees like its own buffers.
+  SmallVector<func::FuncOp> order;
+  DenseSet<Operation *> visited;
+  std::function<void(func::FuncOp)> visit = [&](func::FuncOp function) {
+    if (!visited.insert(function).second)
+      return;
+    function.walk([&](func::CallOp call) {
+      if (auto callee = symbols.lookup<func::FuncOp>(call.getCallee()))
+        visit(callee);
+    });
+    order.push_back(function);
+  };
+  for (func::FuncOp function : module.getOps<func::FuncOp>())
+    visit(function);
+
+  // Arena types of the caller-owned functions planned so far.
+  DenseMap<Operation *, SmallVector<MemRefType>> arenaArguments;
+  DenseSet<Operation *> done;
+  for (func::FuncOp function : order) {
+    done.insert(function);
+    // Calls to caller-owned callees planned before: this function provides
+    // their arenas.
+    function.walk([&](func::CallOp call) {
+      auto it = arenaArguments.find(symbols.lookup(call.getCallee()));
+      if (it == arenaArguments.end())
+        return;
+      for (Operation *alloc : addCallArenas(call, it->second))
+        callArenas.insert(alloc);
+    });
+    if (function.isExternal() ||
+        function->hasAttr(EtCopyDialect::getArenasAttrName()))
+      continue;
+
+    // Caller ownership changes the signature: every use must be a call we
+    // can update.
+    Operation *otherUse = nullptr;
+    if (callerOwnership) {
+      if (std::optional<SymbolTable::UseRange> uses =
+              symbols.getSymbolUses(function, module)) {
+        for (const SymbolTable::SymbolUse &use : *uses)
+          if (!isa<func::CallOp>(use.getUser())) {
+            otherUse = use.getUser();
+            break;
+          }
+      } else {
+        otherUse = module;
+      }
+    }
+    bool callerOwned = callerOwnership && !otherUse;
+
+    FailureOr<SmallVector<Arena>> arenas = planFunction(function, callerOwned);
+    if (failed(arenas))
+      return signalPassFailure();
+    if (arenas->empty())
+      continue;
+    if (failed(emitArenaGlobals(function, symbols, *arenas)))
+      return signalPassFailure();
+    if (callerOwnership && !callerOwned) {
+      // Not silent: an embedder reading the metadata must not pass arenas
+      // to this function.
+      InFlightDiagnostic diag =
+          function.emitWarning()
+          << "@" << function.getSymName()
+          << " keeps owning its arenas (arena-ownership=function): its "
+             "symbol is used by '"
+          << otherUse->getName() << "', not only by func.call";
+      diag.attachNote(otherUse->getLoc()) << "used here";
+    }
+    if (!callerOwned)
+      continue;
+
+    SmallVector<MemRefType> types;
+    for (const Arena &arena : *arenas)
+      types.push_back(arena.getType());
+    arenaArguments[function] = types;
+    // Calls in functions already planned (recursion): fresh arenas around
+    // each call, not planned.
+    if (std::optional<SymbolTable::UseRange> uses =
+            symbols.getSymbolUses(function, module))
+      for (const SymbolTable::SymbolUse &use : *uses)
+        if (done.contains(use.getUser()->getParentOfType<func::FuncOp>()))
+          addCallArenas(cast<func::CallOp>(use.getUser()), types);
+  }
+  callArenas.clear();
+}

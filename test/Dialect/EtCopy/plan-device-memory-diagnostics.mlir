@@ -1,0 +1,124 @@
+// RUN: etcopy-opt %s -split-input-file -verify-diagnostics --mlir-print-op-on-diagnostic=false --etcopy-plan-device-memory="emit-remarks arena-ownership=caller"
+// RUN: not etcopy-opt %s --etcopy-plan-device-memory=arena-ownership=module 2>&1 | FileCheck %s --check-prefix=OPTION
+
+// OPTION: error: invalid arena-ownership 'module' for etcopy-plan-device-memory; valid values are: function, caller
+
+// With emit-remarks: a summary per planned function, and why each buffer of
+// planned memory is left alone.
+!d = memref<4xf32, #etcopy.device<cuda:0>>
+func.func private @use(!d)
+// expected-remark @below {{planned cuda:0 arena: 2 buffer(s), 32 bytes requested, 256 bytes (peak live 256); cuda:1 arena: 1 buffer(s), 1024 bytes requested, 1024 bytes (peak live 1024)}}
+func.func @reasons(%n: index, %p: i1, %sink: memref<1x!d>) -> (!d, memref<2xf32, strided<[1]>, #etcopy.device<cuda:0>>, index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %first = memref.alloc() : !d
+  memref.dealloc %first : !d
+  %second = memref.alloc() : !d
+  memref.dealloc %second : !d
+  %other = memref.alloc() : memref<256xf32, #etcopy.device<cuda:1>>
+  memref.dealloc %other : memref<256xf32, #etcopy.device<cuda:1>>
+  // Host memory is not planned (plan-host=false): no remark.
+  %host = memref.alloc() : memref<4xf32>
+  memref.dealloc %host : memref<4xf32>
+  // expected-remark @below {{not planned: its size is dynamic}}
+  %dynamic = memref.alloc(%n) : memref<?xf32, #etcopy.device<cuda:0>>
+  memref.dealloc %dynamic : memref<?xf32, #etcopy.device<cuda:0>>
+  // expected-remark @below {{not planned: it escapes through 'func.return'}}
+  %returned = memref.alloc() : !d
+  // expected-remark @below {{not planned: it escapes through 'func.call'}}
+  %called = memref.alloc() : !d
+  func.call @use(%called) : (!d) -> ()
+  memref.dealloc %called : !d
+  // expected-remark @below {{not planned: it escapes through 'memref.store'}}
+  %stored = memref.alloc() : !d
+  memref.store %stored, %sink[%c0] : memref<1x!d>
+  memref.dealloc %stored : !d
+  // expected-remark @below {{not planned: it escapes through 'func.return'}}
+  %viewed = memref.alloc() : !d
+  %sub = memref.subview %viewed[0] [2] [1] : !d to memref<2xf32, strided<[1]>, #etcopy.device<cuda:0>>
+  memref.dealloc %viewed : !d
+  // expected-remark @below {{not planned: it escapes through 'memref.extract_aligned_pointer_as_index'}}
+  %pointer = memref.alloc() : !d
+  %address = memref.extract_aligned_pointer_as_index %pointer : !d -> index
+  memref.dealloc %pointer : !d
+  // expected-remark @below {{not planned: it is freed in another block}}
+  %branch = memref.alloc() : !d
+  scf.if %p {
+    memref.dealloc %branch : !d
+  }
+  // expected-remark @below {{not planned: it is freed more than once}}
+  %twice = memref.alloc() : !d
+  memref.dealloc %twice : !d
+  memref.dealloc %twice : !d
+  // expected-remark @below {{not planned: a view of it is freed}}
+  %cast = memref.alloc() : !d
+  %casted = memref.cast %cast : !d to memref<?xf32, #etcopy.device<cuda:0>>
+  memref.dealloc %casted : memref<?xf32, #etcopy.device<cuda:0>>
+  // expected-remark @below {{not planned: it is not freed in the function}}
+  %leaked = memref.alloc() : !d
+  // expected-remark @below {{not planned: 'memref.dim' uses it after its deallocation}}
+  %late = memref.alloc() : !d
+  memref.dealloc %late : !d
+  %dim = memref.dim %late, %c0 : !d
+  // expected-remark @below {{not planned: it asks for alignment 512 > 256}}
+  %overaligned = memref.alloc() {alignment = 512 : i64} : !d
+  memref.dealloc %overaligned : !d
+  // expected-remark @below {{not planned: it has no elements}}
+  %empty = memref.alloc() : memref<0xf32, #etcopy.device<cuda:0>>
+  memref.dealloc %empty : memref<0xf32, #etcopy.device<cuda:0>>
+  // expected-remark @below {{not planned: its layout is not the identity}}
+  %strided = memref.alloc() : memref<4xf32, strided<[2]>, #etcopy.device<cuda:0>>
+  memref.dealloc %strided : memref<4xf32, strided<[2]>, #etcopy.device<cuda:0>>
+  // expected-remark @below {{not planned: the size of memref<f32> is unknown}}
+  %nested = memref.alloc() : memref<4xmemref<f32>, #etcopy.device<cuda:0>>
+  memref.dealloc %nested : memref<4xmemref<f32>, #etcopy.device<cuda:0>>
+  scf.parallel (%i) = (%c0) to (%n) step (%c1) {
+    // expected-remark @below {{not planned: it is allocated in a region of 'scf.parallel' (only the entry block and single-block scf.for/while/if/index_switch/execute_region bodies are planned)}}
+    %parallel = memref.alloc() : !d
+    memref.dealloc %parallel : !d
+    scf.reduce
+  }
+  return %returned, %sub, %address : !d, memref<2xf32, strided<[1]>, #etcopy.device<cuda:0>>, index
+}
+
+// -----
+
+// A function whose symbol is used other than by func.call cannot change its
+// signature: with arena-ownership=caller it keeps owning its arenas, and
+// says so, since an embedder must not pass it arenas.
+// expected-remark @below {{planned cuda:0 arena: 1 buffer(s), 16 bytes requested, 256 bytes (peak live 256)}}
+// expected-warning @below {{@taken keeps owning its arenas (arena-ownership=function): its symbol is used by 'func.constant', not only by func.call}}
+func.func @taken() {
+  %a = memref.alloc() : memref<4xf32, #etcopy.device<cuda:0>>
+  memref.dealloc %a : memref<4xf32, #etcopy.device<cuda:0>>
+  return
+}
+func.func @take() -> (() -> ()) {
+  // expected-note @below {{used here}}
+  %f = func.constant @taken : () -> ()
+  return %f : () -> ()
+}
+
+// Without arenas there is nothing to pass: no warning.
+func.func @taken_unplanned() {
+  %h = memref.alloc() : memref<4xf32>
+  memref.dealloc %h : memref<4xf32>
+  return
+}
+func.func @take_unplanned() -> (() -> ()) {
+  %f = func.constant @taken_unplanned : () -> ()
+  return %f : () -> ()
+}
+
+// -----
+
+// The metadata symbols must be free.
+// expected-note @below {{defined here}}
+llvm.mlir.global external constant @clash_etcopy_arenas(0 : i64) : i64
+// expected-remark @below {{planned cuda:0 arena}}
+// expected-error @below {{cannot emit the arena metadata of @clash: symbol @clash_etcopy_arenas already exists}}
+func.func @clash() {
+  %a = memref.alloc() : memref<4xf32, #etcopy.device<cuda:0>>
+  memref.dealloc %a : memref<4xf32, #etcopy.device<cuda:0>>
+  return
+}
