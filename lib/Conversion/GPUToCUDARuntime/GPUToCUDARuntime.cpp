@@ -909,6 +909,17 @@ protected:
     }
   }
 
+  /// The size in bytes of the elements of `descriptor` (of `type`), from
+  /// its run-time sizes.
+  Value getByteSize(MemRefDescriptor &descriptor, MemRefType type,
+                    ConversionPatternRewriter &rewriter, Location loc) const {
+    Value bytes = this->getSizeInBytes(loc, type.getElementType(), rewriter);
+    for (int64_t dim = 0, rank = type.getRank(); dim < rank; ++dim)
+      bytes = LLVM::MulOp::create(rewriter, loc, bytes,
+                                  descriptor.size(rewriter, loc, dim));
+    return bytes;
+  }
+
   /// Replaces `op`: its async token becomes the stream (the work is ordered
   /// on it); a sync-form op waits for the stream first, unless its calls
   /// were synchronous already (`enqueued` false).
@@ -1013,22 +1024,18 @@ struct MemcpyLowering : public RuntimeOpLowering<gpu::MemcpyOp> {
     MemRefDescriptor src(adaptor.getSrc()), dst(adaptor.getDst());
     Value srcPtr = src.bufferPtr(rewriter, loc, *getTypeConverter(), srcType);
     Value dstPtr = dst.bufferPtr(rewriter, loc, *getTypeConverter(), dstType);
-    Value elementBytes =
-        getSizeInBytes(loc, srcType.getElementType(), rewriter);
     Value kindValue = call.i32(static_cast<int32_t>(kind));
 
     if (!plan.sizesArray) {
       // Contiguous: one copy of all elements.
-      Value count = call.i64(1);
-      for (int64_t dim = 0, rank = srcType.getRank(); dim < rank; ++dim)
-        count = LLVM::MulOp::create(rewriter, loc, count,
-                                    src.size(rewriter, loc, dim));
-      Value bytes = LLVM::MulOp::create(rewriter, loc, count, elementBytes);
+      Value bytes = getByteSize(src, srcType, rewriter, loc);
       call("cudaMemcpyAsync", {dstPtr, srcPtr, bytes, kindValue, plan.stream},
            what, bytes);
     } else {
       int64_t rank = srcType.getRank();
       Type i64 = rewriter.getI64Type();
+      Value elementBytes =
+          getSizeInBytes(loc, srcType.getElementType(), rewriter);
       auto store = [&](Value array, int64_t index, Value value) {
         Value address = LLVM::GEPOp::create(
             rewriter, loc, getPtrType(), i64, array,
@@ -1075,13 +1082,7 @@ struct MemsetLowering : public RuntimeOpLowering<gpu::MemsetOp> {
     CheckedCaller call(support, rewriter, loc, plan.where);
     MemRefDescriptor dst(adaptor.getDst());
     Value pointer = dst.bufferPtr(rewriter, loc, *getTypeConverter(), type);
-    Value count = call.i64(1);
-    for (int64_t dim = 0, rank = type.getRank(); dim < rank; ++dim)
-      count = LLVM::MulOp::create(rewriter, loc, count,
-                                  dst.size(rewriter, loc, dim));
-    Value bytes = LLVM::MulOp::create(
-        rewriter, loc, count,
-        getSizeInBytes(loc, type.getElementType(), rewriter));
+    Value bytes = getByteSize(dst, type, rewriter, loc);
     call("cudaMemsetAsync", {pointer, call.i32(*byte), bytes, plan.stream},
          "set device memory", bytes);
     finish(op, plan, {}, rewriter);
