@@ -688,6 +688,21 @@ LogicalResult validate(ModuleOp module) {
   module.walk<WalkOrder::PreOrder>([&](Operation *op) {
     if (isa<gpu::GPUModuleOp>(op))
       return WalkResult::skip();
+    // Upstream's LLVM lowering of unranked memrefs reads the memory space
+    // as an integer (and crashes on any other): reject them up front.
+    for (Type type : llvm::concat<Type>(op->getOperandTypes(),
+                                        op->getResultTypes())) {
+      auto unranked = dyn_cast<UnrankedMemRefType>(type);
+      if (unranked && unranked.getMemorySpace() &&
+          !isa<IntegerAttr>(unranked.getMemorySpace())) {
+        op->emitError("cannot lower the unranked memref ")
+            << type << " of '" << op->getName()
+            << "': its memory space is not an integer; cast it to a ranked "
+               "memref first";
+        failed = true;
+        return WalkResult::advance();
+      }
+    }
     if (!isa_and_present<gpu::GPUDialect>(op->getDialect())) {
       // Tokens may only flow between the ops lowered here.
       for (Value operand : op->getOperands())

@@ -88,3 +88,13 @@ func.func @clash(%h: memref<4xf32>, %d: memref<4xf32, #etcopy.device<cuda:0>>) {
   gpu.memcpy %d, %h : memref<4xf32, #etcopy.device<cuda:0>>, memref<4xf32>
   return
 }
+
+// -----
+
+// Upstream's LLVM lowering cannot handle unranked memrefs in a non-integer
+// memory space; rejected with a diagnostic instead of a crash.
+func.func @unranked_device(%m: memref<*xf32, #etcopy.device<cuda:0>>) {
+  // expected-error @+1 {{cannot lower the unranked memref 'memref<*xf32, #etcopy.device<cuda:0>>' of 'memref.dealloc': its memory space is not an integer; cast it to a ranked memref first}}
+  memref.dealloc %m : memref<*xf32, #etcopy.device<cuda:0>>
+  return
+}
