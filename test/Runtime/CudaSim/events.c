@@ -9,14 +9,7 @@
 
 #include <stdio.h>
 
-#define CHECK_CUDA(Call)                                                       \
-  do {                                                                         \
-    cudaError_t Status = (Call);                                               \
-    if (Status != cudaSuccess) {                                               \
-      printf("%s failed: %s\n", #Call, cudaGetErrorName(Status));              \
-      return 1;                                                                \
-    }                                                                          \
-  } while (0)
+#include "Inputs/check-cuda.h"
 
 int main(void) {
   int In[2] = {1, 2}, Later[2] = {5, 6}, Out[2] = {0, 0};

@@ -8,14 +8,7 @@
 
 #include <stdio.h>
 
-#define CHECK_CUDA(Call)                                                       \
-  do {                                                                         \
-    cudaError_t Status = (Call);                                               \
-    if (Status != cudaSuccess) {                                               \
-      printf("%s failed: %s\n", #Call, cudaGetErrorName(Status));              \
-      return 1;                                                                \
-    }                                                                          \
-  } while (0)
+#include "Inputs/check-cuda.h"
 
 int main(void) {
   // A 4x6 host matrix; copy its 3x4 block starting at (1, 1) to a device

@@ -8,14 +8,7 @@
 
 #include <stdio.h>
 
-#define CHECK_CUDA(Call)                                                       \
-  do {                                                                         \
-    cudaError_t Status = (Call);                                               \
-    if (Status != cudaSuccess) {                                               \
-      printf("%s failed: %s\n", #Call, cudaGetErrorName(Status));              \
-      return 1;                                                                \
-    }                                                                          \
-  } while (0)
+#include "Inputs/check-cuda.h"
 
 int main(void) {
   int Host[4] = {1, 2, 3, 4}, Out[4] = {0, 0, 0, 0};

@@ -10,14 +10,7 @@
 
 #include <stdio.h>
 
-#define CHECK_CUDA(Call)                                                       \
-  do {                                                                         \
-    cudaError_t Status = (Call);                                               \
-    if (Status != cudaSuccess) {                                               \
-      printf("%s failed: %s\n", #Call, cudaGetErrorName(Status));              \
-      return 1;                                                                \
-    }                                                                          \
-  } while (0)
+#include "Inputs/check-cuda.h"
 
 static void printFloats(const char *Label, const float *Values, int Count) {
   printf("%s:", Label);
