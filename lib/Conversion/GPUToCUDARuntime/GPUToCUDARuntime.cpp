@@ -29,6 +29,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/DataLayoutInterfaces.h"
@@ -132,6 +133,30 @@ constexpr StringLiteral kRuntimeDeclarations = R"mlir(
     %one = llvm.mlir.constant(1 : i32) : i32
     llvm.call @exit(%one) : (i32) -> ()
     llvm.unreachable
+  }
+
+  llvm.mlir.global linkonce_odr constant @__etcopy_size_mismatch_format(
+      "%s: error: %s: size mismatch in dimension %lld: source has %lld elements, destination %lld\0A\00")
+      {addr_space = 0 : i32}
+
+  // Reports a copy whose source and destination differ in size along `dim`
+  // (known only at run time, when either side is dynamic) and exits: the
+  // copy would otherwise overrun one of them.
+  llvm.func linkonce_odr @__etcopy_check_copy_size(%src: i64, %dst: i64,
+      %dim: i64, %loc: !llvm.ptr, %what: !llvm.ptr) {
+    %same = llvm.icmp "eq" %src, %dst : i64
+    llvm.cond_br %same weights([1000, 1]), ^done, ^fail
+  ^fail:
+    %format = llvm.mlir.addressof @__etcopy_size_mismatch_format : !llvm.ptr
+    %stderr = llvm.mlir.constant(2 : i32) : i32
+    %0 = llvm.call @dprintf(%stderr, %format, %loc, %what, %dim, %src, %dst)
+        vararg(!llvm.func<i32 (i32, ptr, ...)>)
+        : (i32, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64, i64, i64) -> i32
+    %one = llvm.mlir.constant(1 : i32) : i32
+    llvm.call @exit(%one) : (i32) -> ()
+    llvm.unreachable
+  ^done:
+    llvm.return
   }
 
   // Calls the error policy when `err` is not cudaSuccess.
@@ -520,9 +545,15 @@ public:
     for (Operation &op : llvm::make_early_inc_range(*chunk->getBody())) {
       auto symbol = cast<SymbolOpInterface>(op);
       if (Operation *existing = symbols.lookup(symbol.getName())) {
+        if (existing->getName() != op.getName())
+          return existing->emitError("'")
+                 << symbol.getName() << "' is defined by '"
+                 << existing->getName()
+                 << "', but the CUDA lowering needs it to be '"
+                 << op.getName() << "'";
         auto existingFunc = dyn_cast<LLVM::LLVMFuncOp>(existing);
         auto newFunc = dyn_cast<LLVM::LLVMFuncOp>(op);
-        if (existingFunc && newFunc &&
+        if (existingFunc &&
             existingFunc.getFunctionType() != newFunc.getFunctionType())
           return existing->emitError("'")
                  << symbol.getName()
@@ -703,6 +734,16 @@ LogicalResult validate(ModuleOp module) {
         return WalkResult::advance();
       }
     }
+    if (auto global = dyn_cast<memref::GlobalOp>(op)) {
+      if (classify(global.getType()).kind == MemoryPlace::Kind::Device) {
+        global.emitError("cannot lower 'memref.global' @")
+            << global.getSymName() << " of " << global.getType()
+            << ": device memory cannot be a global; allocate it and copy the "
+               "data with etcopy.h2d";
+        failed = true;
+      }
+      return WalkResult::advance();
+    }
     if (!isa_and_present<gpu::GPUDialect>(op->getDialect())) {
       // Tokens may only flow between the ops lowered here.
       for (Value operand : op->getOperands())
@@ -733,13 +774,21 @@ LogicalResult validate(ModuleOp module) {
     for (Type type : llvm::concat<Type>(op->getOperandTypes(),
                                         op->getResultTypes()))
       checkMemRef(op, type);
-    for (Value operand : op->getOperands())
-      if (isa<gpu::AsyncTokenType>(operand.getType()) &&
-          isa<BlockArgument>(operand)) {
-        op->emitError("cannot lower a !gpu.async.token block argument; "
-                      "tokens must be produced in the same function");
+    // A token is lowered to the stream of the op that produced it, so it
+    // must come from a runtime op of the same function.
+    for (Value operand : op->getOperands()) {
+      if (!isa<gpu::AsyncTokenType>(operand.getType()))
+        continue;
+      Operation *producer = operand.getDefiningOp();
+      if (!producer || !isRuntimeOp(producer) ||
+          producer->getParentOfType<func::FuncOp>() !=
+              op->getParentOfType<func::FuncOp>()) {
+        op->emitError("cannot lower a !gpu.async.token that does not come "
+                      "from gpu.alloc, gpu.dealloc, gpu.memcpy, gpu.memset "
+                      "or gpu.wait in the same function");
         failed = true;
       }
+    }
 
     if (auto alloc = dyn_cast<gpu::AllocOp>(op)) {
       MemRefType type = alloc.getType();
@@ -1037,6 +1086,19 @@ struct MemcpyLowering : public RuntimeOpLowering<gpu::MemcpyOp> {
     auto [kind, what] = getCopyKind(srcPlace, dstPlace);
     CheckedCaller call(support, rewriter, loc, plan.where);
     MemRefDescriptor src(adaptor.getSrc()), dst(adaptor.getDst());
+    // Static sizes agree (gpu.memcpy's verifier); dynamic ones are checked
+    // at run time, since the copy uses the source's sizes for both sides.
+    for (int64_t dim = 0, rank = srcType.getRank(); dim < rank; ++dim) {
+      if (!srcType.isDynamicDim(dim) && !dstType.isDynamicDim(dim))
+        continue;
+      Value where = LLVM::AddressOfOp::create(rewriter, loc, plan.where);
+      Value whatAddr = LLVM::AddressOfOp::create(
+          rewriter, loc, support.getString(rewriter, what));
+      LLVM::CallOp::create(
+          rewriter, loc, support.getFunction("__etcopy_check_copy_size"),
+          ValueRange{src.size(rewriter, loc, dim), dst.size(rewriter, loc, dim),
+                     call.i64(dim), where, whatAddr});
+    }
     Value srcPtr = src.bufferPtr(rewriter, loc, *getTypeConverter(), srcType);
     Value dstPtr = dst.bufferPtr(rewriter, loc, *getTypeConverter(), dstType);
     Value kindValue = call.i32(static_cast<int32_t>(kind));
@@ -1248,9 +1310,13 @@ void ConvertGPUToCUDARuntimePass::runOnOperation() {
   });
   if (leftovers)
     return signalPassFailure();
+  // Call sites in the program, not in the runtime support emitted with it.
   module.walk([&](LLVM::CallOp call) {
-    if (std::optional<StringRef> callee = call.getCallee())
-      if (callee->starts_with("cuda"))
-        ++numRuntimeCalls;
+    auto caller = call->getParentOfType<LLVM::LLVMFuncOp>();
+    std::optional<StringRef> callee = call.getCallee();
+    if (callee && callee->starts_with("cuda") && caller &&
+        !caller.getName().starts_with("__etcopy") &&
+        caller.getName() != "etcopy_cuda_error")
+      ++numRuntimeCalls;
   });
 }

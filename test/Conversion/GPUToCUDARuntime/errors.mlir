@@ -67,6 +67,7 @@ func.func @token_through_yield(%n: index) {
     // expected-error @+1 {{cannot lower a !gpu.async.token passed to 'scf.yield'}}
     scf.yield %tok : !gpu.async.token
   }
+  // expected-error @+1 {{cannot lower a !gpu.async.token that does not come from gpu.alloc, gpu.dealloc, gpu.memcpy, gpu.memset or gpu.wait in the same function}}
   gpu.wait [%t]
   return
 }
@@ -98,3 +99,32 @@ func.func @unranked_device(%m: memref<*xf32, #etcopy.device<cuda:0>>) {
   memref.dealloc %m : memref<*xf32, #etcopy.device<cuda:0>>
   return
 }
+
+// -----
+
+// A token from elsewhere (here a call) has no stream of this function.
+func.func private @token() -> !gpu.async.token
+func.func @token_from_call(%h: memref<4xf32>) {
+  %t = func.call @token() : () -> !gpu.async.token
+  // expected-error @+1 {{cannot lower a !gpu.async.token that does not come from gpu.alloc, gpu.dealloc, gpu.memcpy, gpu.memset or gpu.wait in the same function}}
+  %d, %t1 = gpu.alloc async [%t] () : memref<4xf32, #etcopy.device<cuda:1>>
+  gpu.wait [%t1]
+  gpu.dealloc %d : memref<4xf32, #etcopy.device<cuda:1>>
+  return
+}
+
+// -----
+
+// A symbol named like a CUDA Runtime function that is something else.
+// expected-error @+1 {{'cudaStreamSynchronize' is defined by 'func.func', but the CUDA lowering needs it to be 'llvm.func'}}
+func.func private @cudaStreamSynchronize(i64) -> i32
+func.func @symbol_clash(%h: memref<4xf32>, %d: memref<4xf32, #etcopy.device<cuda:0>>) {
+  gpu.memcpy %d, %h : memref<4xf32, #etcopy.device<cuda:0>>, memref<4xf32>
+  return
+}
+
+// -----
+
+// Device memory cannot be a global: it would be compiled as host memory.
+// expected-error @+1 {{cannot lower 'memref.global' @weights of 'memref<4xf32, #etcopy.device<cuda:0>>': device memory cannot be a global; allocate it and copy the data with etcopy.h2d}}
+memref.global "private" @weights : memref<4xf32, #etcopy.device<cuda:0>> = dense<1.0>
