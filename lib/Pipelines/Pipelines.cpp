@@ -18,6 +18,7 @@
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -53,61 +54,89 @@ struct VerifyLoweredToLLVMPass
   }
 };
 
-/// Frees what bufferization allocated with upstream's ownership-based
-/// deallocation pipeline, unless the module already deallocates buffers
-/// itself (memref-level code managing its own memory), which that pipeline
-/// rejects. Mixing both in one module is not supported, as upstream.
-struct DeallocateBufferizedBuffersPass
-    : public PassWrapper<DeallocateBufferizedBuffersPass,
-                         OperationPass<ModuleOp>> {
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(DeallocateBufferizedBuffersPass)
+/// Bufferizes the module and frees what bufferization allocated with
+/// upstream's ownership-based deallocation pipeline. That pipeline rejects
+/// code that already frees buffers itself, so memref-level input that
+/// manages its own memory (and has no tensors to bufferize) skips it, and a
+/// module mixing tensor code with memref.dealloc is an error rather than a
+/// silent leak.
+struct BufferizeAndDeallocatePass
+    : public PassWrapper<BufferizeAndDeallocatePass, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(BufferizeAndDeallocatePass)
 
-  DeallocateBufferizedBuffersPass() {
-    bufferization::buildBufferDeallocationPipeline(deallocation);
+  BufferizeAndDeallocatePass() {
+    // Tensor encodings become memory spaces (tensor<..., #etcopy.device<
+    // cuda:0>> bufferizes to memref<..., #etcopy.device<cuda:0>>), across
+    // function boundaries.
+    bufferization::OneShotBufferizePassOptions options;
+    options.bufferizeFunctionBoundaries = true;
+    options.useEncodingForMemorySpace = true;
+    options.functionBoundaryTypeConversion =
+        bufferization::LayoutMapOption::IdentityLayoutMap;
+    // Loops may carry values that come back from a device each iteration.
+    options.allowReturnAllocsFromLoops = true;
+    bufferize.addPass(bufferization::createOneShotBufferizePass(options));
+    bufferization::buildBufferDeallocationPipeline(deallocate);
+    // Deallocation may clone buffers (bufferization.clone).
+    deallocate.addPass(createConvertBufferizationToMemRefPass());
   }
-  DeallocateBufferizedBuffersPass(const DeallocateBufferizedBuffersPass &)
-      : DeallocateBufferizedBuffersPass() {}
+  BufferizeAndDeallocatePass(const BufferizeAndDeallocatePass &)
+      : BufferizeAndDeallocatePass() {}
 
   StringRef getArgument() const override {
-    return "etcopy-deallocate-bufferized-buffers";
+    return "etcopy-bufferize-and-deallocate";
   }
   StringRef getDescription() const override {
-    return "Run the buffer deallocation pipeline unless the module frees its "
-           "buffers itself";
+    return "Bufferize with encodings as memory spaces, then free the "
+           "buffers bufferization allocated";
   }
   void getDependentDialects(DialectRegistry &registry) const override {
-    deallocation.getDependentDialects(registry);
+    bufferize.getDependentDialects(registry);
+    deallocate.getDependentDialects(registry);
   }
 
   void runOnOperation() override {
-    bool managesMemory = getOperation()
-                             ->walk([](memref::DeallocOp) {
-                               return WalkResult::interrupt();
-                             })
-                             .wasInterrupted();
-    if (!managesMemory && failed(runPipeline(deallocation, getOperation())))
+    ModuleOp module = getOperation();
+    bool hasTensors =
+        module
+            ->walk([](Operation *op) {
+              auto isTensor = [](Type type) { return isa<TensorType>(type); };
+              auto function = dyn_cast<FunctionOpInterface>(op);
+              bool tensors =
+                  llvm::any_of(op->getOperandTypes(), isTensor) ||
+                  llvm::any_of(op->getResultTypes(), isTensor) ||
+                  (function &&
+                   (llvm::any_of(function.getArgumentTypes(), isTensor) ||
+                    llvm::any_of(function.getResultTypes(), isTensor)));
+              return tensors ? WalkResult::interrupt() : WalkResult::advance();
+            })
+            .wasInterrupted();
+    memref::DeallocOp manualFree;
+    module->walk([&](memref::DeallocOp dealloc) {
+      manualFree = dealloc;
+      return WalkResult::interrupt();
+    });
+    if (hasTensors && manualFree) {
+      manualFree.emitError(
+          "cannot free the buffers bufferization creates for this module's "
+          "tensors: the module also frees buffers itself, which the buffer "
+          "deallocation pipeline does not support; free every buffer "
+          "explicitly or none");
+      return signalPassFailure();
+    }
+    if (failed(runPipeline(bufferize, module)) ||
+        (hasTensors && failed(runPipeline(deallocate, module))))
       signalPassFailure();
   }
 
-  OpPassManager deallocation{ModuleOp::getOperationName()};
+  OpPassManager bufferize{ModuleOp::getOperationName()};
+  OpPassManager deallocate{ModuleOp::getOperationName()};
 };
 } // namespace
 
-/// Bufferizes with tensor encodings as memory spaces (so that
-/// tensor<..., #etcopy.device<cuda:0>> becomes memref<..., #etcopy.device<
-/// cuda:0>>), across function boundaries, then frees what it allocated.
+/// Bufferizes and frees what bufferization allocated.
 static void addBufferization(OpPassManager &pm) {
-  bufferization::OneShotBufferizePassOptions options;
-  options.bufferizeFunctionBoundaries = true;
-  options.useEncodingForMemorySpace = true;
-  // Loops may carry values that come back from a device in each iteration.
-  options.allowReturnAllocsFromLoops = true;
-  options.functionBoundaryTypeConversion =
-      bufferization::LayoutMapOption::IdentityLayoutMap;
-  pm.addPass(bufferization::createOneShotBufferizePass(options));
-  pm.addPass(std::make_unique<DeallocateBufferizedBuffersPass>());
-  // Deallocation may clone buffers (bufferization.clone): plain memref ops.
-  pm.addPass(createConvertBufferizationToMemRefPass());
+  pm.addPass(std::make_unique<BufferizeAndDeallocatePass>());
 }
 
 /// The host-side lowering shared by both pipelines, up to (not including)

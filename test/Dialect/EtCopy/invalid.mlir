@@ -287,3 +287,15 @@ func.func private @arenas_negative_size() attributes {etcopy.arenas = [
 // expected-error @+1 {{'etcopy.arenas' entry #0 has alignment 96, which is not a power of two}}
 func.func private @arenas_bad_alignment() attributes {etcopy.arenas = [
     {device = #etcopy.device<cuda:1>, size = 8 : i64, alignment = 96 : i64}]}
+
+// -----
+
+// expected-error @+1 {{'etcopy.arenas' entry #0 must be {device = #etcopy.device<...>, size = N : i64, alignment = N : i64}, got {alignment = 256 : i64, device = #etcopy.device<cuda:0>, size = true}}}
+func.func private @arenas_size_not_i64() attributes {etcopy.arenas = [
+    {device = #etcopy.device<cuda:0>, size = true, alignment = 256 : i64}]}
+
+// -----
+
+// expected-error @+1 {{'etcopy.arenas' entry #0 has alignment -9223372036854775808, which is not a power of two}}
+func.func private @arenas_min_alignment() attributes {etcopy.arenas = [
+    {device = #etcopy.device<cuda:0>, size = 8 : i64, alignment = -9223372036854775808 : i64}]}

@@ -191,9 +191,14 @@ LogicalResult EtCopyDialect::verifyOperationAttribute(Operation *op,
     for (auto [index, arena] : llvm::enumerate(arenas)) {
       auto dict = dyn_cast<DictionaryAttr>(arena);
       auto device = dict ? dict.getAs<DeviceAttr>("device") : DeviceAttr();
-      auto size = dict ? dict.getAs<IntegerAttr>("size") : IntegerAttr();
-      auto alignment =
-          dict ? dict.getAs<IntegerAttr>("alignment") : IntegerAttr();
+      // Sizes and alignments are signless i64, the runtime ABI's width.
+      auto getI64 = [&](StringRef key) {
+        auto value = dict ? dict.getAs<IntegerAttr>(key) : IntegerAttr();
+        return value && value.getType().isSignlessInteger(64) ? value
+                                                              : IntegerAttr();
+      };
+      IntegerAttr size = getI64("size");
+      IntegerAttr alignment = getI64("alignment");
       if (!dict || dict.size() != 3 || !device || !size || !alignment)
         return op->emitError()
                << "'" << name << "' entry #" << index
@@ -203,7 +208,7 @@ LogicalResult EtCopyDialect::verifyOperationAttribute(Operation *op,
       if (size.getValue().isNegative())
         return op->emitError() << "'" << name << "' entry #" << index
                                << " has a negative size " << size.getInt();
-      if (!alignment.getValue().isPowerOf2())
+      if (alignment.getInt() <= 0 || !alignment.getValue().isPowerOf2())
         return op->emitError()
                << "'" << name << "' entry #" << index
                << " has alignment " << alignment.getInt()

@@ -1,0 +1,19 @@
+// RUN: etcopy-opt %s --etcopy-to-cuda -split-input-file -verify-diagnostics
+// RUN: etcopy-opt %s --etcopy-to-host -split-input-file -verify-diagnostics
+
+// Tensor code whose buffers the pipeline must free, next to memref code that
+// frees its own: the deallocation pipeline cannot handle both, so this is an
+// error instead of a leak.
+func.func @upload(%x: tensor<4xf32>) -> tensor<4xf32, #etcopy.device<cuda:0>> {
+  %d = etcopy.h2d %x : tensor<4xf32> -> tensor<4xf32, #etcopy.device<cuda:0>>
+  return %d : tensor<4xf32, #etcopy.device<cuda:0>>
+}
+
+func.func private @fill(memref<4xf32>)
+func.func @scratch() {
+  %m = memref.alloc() : memref<4xf32>
+  call @fill(%m) : (memref<4xf32>) -> ()
+  // expected-error @+1 {{cannot free the buffers bufferization creates for this module's tensors: the module also frees buffers itself, which the buffer deallocation pipeline does not support; free every buffer explicitly or none}}
+  memref.dealloc %m : memref<4xf32>
+  return
+}
