@@ -109,6 +109,10 @@ def ConvertGPUToCUDARuntime
     `cudaMemcpyAsync`, pitched rows with `cudaMemcpy2DAsync`, and any other
     layout as a sequence of 2-D copies: never as if contiguous.
 
+    Where either side of a copy has a dynamic size, the sizes are compared
+    at run time and a mismatch is reported (location, dimension, both
+    sizes) before any byte moves.
+
     Anything the pass cannot lower is a compile-time error.
   }];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
