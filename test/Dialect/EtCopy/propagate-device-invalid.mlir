@@ -144,9 +144,10 @@ func.func private @on0(%x: tensor<4xf32>) -> tensor<4xf32>
 // -----
 
 // A delegate used other than by func.call: its uses cannot be retyped.
-// expected-error @+1 {{'func.func' op delegate @indirect on cuda:0 is referenced by 'func.constant'; only direct func.call uses can be placed}}
+// expected-note @+1 {{delegate declared here}}
 func.func private @indirect(tensor<4xf32>) attributes {etcopy.device = #etcopy.device<cuda:0>}
 func.func @method() {
+  // expected-error @+1 {{'func.constant' op references delegate @indirect on cuda:0; only direct func.call uses of a delegate can be placed}}
   %f = func.constant @indirect : (tensor<4xf32>) -> ()
   return
 }

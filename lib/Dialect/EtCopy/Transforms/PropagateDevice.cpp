@@ -364,9 +364,12 @@ LogicalResult DevicePropagation::findDeviceCode() {
     if (!info.isDeviceCode())
       continue;
     if (info.otherUse) {
-      func.emitOpError() << describe(func) << " is referenced by '"
-                         << info.otherUse->getName()
-                         << "'; only direct func.call uses can be placed";
+      info.otherUse->emitOpError()
+              .append("references ", describe(func),
+                      "; only direct func.call uses of a delegate can be "
+                      "placed")
+              .attachNote(func.getLoc())
+          << "delegate declared here";
       failed = true;
       continue;
     }
