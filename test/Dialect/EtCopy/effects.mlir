@@ -70,3 +70,21 @@ func.func @licm_out_form(%a: memref<4xf32>, %d: memref<4xf32, #etcopy.device<cud
   }
   return
 }
+
+// -----
+
+// Negative: a copy that narrows a dynamic size to a static one can fail at
+// run time, so it is not speculated out of a loop that may not run.
+// LICM-LABEL: func.func @licm_narrowing
+// LICM: scf.for
+// LICM-NEXT: etcopy.h2d
+func.func private @use_static(tensor<4xf32, #etcopy.device<cuda:0>>)
+func.func @licm_narrowing(%x: tensor<?xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  scf.for %i = %c0 to %n step %c1 {
+    %d = etcopy.h2d %x : tensor<?xf32> -> tensor<4xf32, #etcopy.device<cuda:0>>
+    func.call @use_static(%d) : (tensor<4xf32, #etcopy.device<cuda:0>>) -> ()
+  }
+  return
+}

@@ -240,3 +240,46 @@ func.func @out_form(%a: memref<4xf32>, %d: memref<4xf32, #etcopy.device<cuda:0>>
   }
   return
 }
+
+// -----
+
+// A copy in a loop made of blocks is hoisted to its source's definition,
+// like one in an scf loop.
+// CHECK-LABEL: func.func @cf_loop
+// CHECK-SAME: (%[[X:.*]]: tensor<4xf32>,
+// CHECK: %[[D:.*]] = etcopy.h2d %[[X]]
+// CHECK-NEXT: cf.br ^bb1
+// CHECK: ^bb1:
+// CHECK-NEXT: call @use_cf(%[[D]])
+func.func private @use_cf(tensor<4xf32, #etcopy.device<cuda:0>>)
+func.func @cf_loop(%x: tensor<4xf32>, %c: i1) {
+  cf.br ^bb1
+^bb1:
+  %d = etcopy.h2d %x : tensor<4xf32> -> tensor<4xf32, #etcopy.device<cuda:0>>
+  func.call @use_cf(%d) : (tensor<4xf32, #etcopy.device<cuda:0>>) -> ()
+  cf.cond_br %c, ^bb1, ^bb2
+^bb2:
+  return
+}
+
+// -----
+
+// A d2h whose user sits in scf.forall's in_parallel terminator is placed in
+// front of the terminator, where ops may live.
+// CHECK-LABEL: func.func @forall_terminator
+// CHECK: etcopy.h2d
+// CHECK: %[[H:.*]] = etcopy.d2h
+// CHECK-NEXT: scf.forall.in_parallel
+// CHECK-NEXT: tensor.parallel_insert_slice %[[H]]
+func.func private @dev_forall(tensor<4xf32, #etcopy.device<cuda:0>>) -> tensor<4xf32, #etcopy.device<cuda:0>> attributes {etcopy.device = #etcopy.device<cuda:0>}
+func.func @forall_terminator(%x: tensor<4xf32>, %n: index) -> tensor<4xf32> {
+  %r = scf.forall (%i) in (%n) shared_outs(%o = %x) -> tensor<4xf32> {
+    %d = etcopy.h2d %o : tensor<4xf32> -> tensor<4xf32, #etcopy.device<cuda:0>>
+    %z = func.call @dev_forall(%d) : (tensor<4xf32, #etcopy.device<cuda:0>>) -> tensor<4xf32, #etcopy.device<cuda:0>>
+    %h = etcopy.d2h %z : tensor<4xf32, #etcopy.device<cuda:0>> -> tensor<4xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %h into %o[0][4][1] : tensor<4xf32> into tensor<4xf32>
+    }
+  }
+  return %r : tensor<4xf32>
+}

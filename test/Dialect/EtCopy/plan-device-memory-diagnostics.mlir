@@ -122,3 +122,19 @@ func.func @clash() {
   memref.dealloc %a : memref<4xf32, #etcopy.device<cuda:0>>
   return
 }
+
+// -----
+
+// Buffers no device can hold are left alone, so that arena sizes cannot
+// overflow (here each buffer is 2^64 bytes).
+!huge = memref<4611686018427387904xf32, #etcopy.device<cuda:0>>
+func.func @huge() {
+  // expected-remark @below {{not planned: it is larger than 1099511627776 bytes}}
+  %a = memref.alloc() : !huge
+  // expected-remark @below {{not planned: it is larger than 1099511627776 bytes}}
+  %b = memref.alloc() : !huge
+  memref.copy %a, %b : !huge to !huge
+  memref.dealloc %a : !huge
+  memref.dealloc %b : !huge
+  return
+}

@@ -313,3 +313,42 @@ func.func @address_taken(%x: tensor<4xf32>) -> tensor<4xf32> {
   %y = func.call @taken(%x) : (tensor<4xf32>) -> tensor<4xf32>
   return %y : tensor<4xf32>
 }
+
+// -----
+
+// A delegate called in a loop made of blocks: the loop-invariant argument is
+// copied once, in front of the loop.
+// CHECK-LABEL: func.func @cf_loop
+// CHECK-SAME: (%[[X:.*]]: tensor<4xf32>,
+// CHECK-NEXT: %[[D:.*]] = etcopy.h2d %[[X]]
+// CHECK-NEXT: cf.br ^bb1
+// CHECK: call @dev_cf(%[[D]])
+func.func private @dev_cf(tensor<4xf32>) attributes {etcopy.device = #etcopy.device<cuda:0>}
+func.func @cf_loop(%x: tensor<4xf32>, %c: i1) {
+  cf.br ^bb1
+^bb1:
+  func.call @dev_cf(%x) : (tensor<4xf32>) -> ()
+  cf.cond_br %c, ^bb1, ^bb2
+^bb2:
+  return
+}
+
+// -----
+
+// The result comes back to the host in front of scf.forall's terminator,
+// not inside it.
+// CHECK-LABEL: func.func @forall
+// CHECK: etcopy.h2d
+// CHECK: %[[H:.*]] = etcopy.d2h
+// CHECK-NEXT: scf.forall.in_parallel
+// CHECK-NEXT: tensor.parallel_insert_slice %[[H]]
+func.func private @dev_forall(tensor<4xf32>) -> tensor<4xf32> attributes {etcopy.device = #etcopy.device<cuda:0>}
+func.func @forall(%x: tensor<4xf32>, %n: index) -> tensor<4xf32> {
+  %r = scf.forall (%i) in (%n) shared_outs(%o = %x) -> tensor<4xf32> {
+    %y = func.call @dev_forall(%o) : (tensor<4xf32>) -> tensor<4xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %y into %o[0][4][1] : tensor<4xf32> into tensor<4xf32>
+    }
+  }
+  return %r : tensor<4xf32>
+}

@@ -210,14 +210,26 @@ void D2HOp::getEffects(
   getCopyEffects(*this, effects);
 }
 
+/// A functional copy can be hoisted or executed speculatively unless it
+/// narrows a dynamic size to a static one, which can fail at run time (like
+/// tensor.cast); the out form writes memory and never can.
+template <typename OpTy>
+static Speculation::Speculatability getCopySpeculatability(OpTy op) {
+  if (!op.hasPureTensorSemantics())
+    return Speculation::NotSpeculatable;
+  for (auto [sourceSize, targetSize] : llvm::zip(
+           op.getSourceType().getShape(), op.getTargetType().getShape()))
+    if (ShapedType::isDynamic(sourceSize) && !ShapedType::isDynamic(targetSize))
+      return Speculation::NotSpeculatable;
+  return Speculation::Speculatable;
+}
+
 Speculation::Speculatability H2DOp::getSpeculatability() {
-  return hasPureTensorSemantics() ? Speculation::Speculatable
-                                  : Speculation::NotSpeculatable;
+  return getCopySpeculatability(*this);
 }
 
 Speculation::Speculatability D2HOp::getSpeculatability() {
-  return hasPureTensorSemantics() ? Speculation::Speculatable
-                                  : Speculation::NotSpeculatable;
+  return getCopySpeculatability(*this);
 }
 
 #define GET_OP_CLASSES

@@ -31,6 +31,20 @@ using namespace mlir::etcopy;
 // Placement rule shared with etcopy-propagate-device
 //===----------------------------------------------------------------------===//
 
+/// True if `block` can reach itself through its successors.
+static bool isInBlockCycle(Block *block) {
+  SmallVector<Block *> worklist(block->getSuccessors());
+  SmallPtrSet<Block *, 8> seen;
+  while (!worklist.empty()) {
+    Block *next = worklist.pop_back_val();
+    if (next == block)
+      return true;
+    if (seen.insert(next).second)
+      llvm::append_range(worklist, next->getSuccessors());
+  }
+  return false;
+}
+
 Operation *mlir::etcopy::getCopyInsertionPoint(Value source,
                                                ArrayRef<Operation *> users,
                                                DominanceInfo &domInfo) {
@@ -64,6 +78,26 @@ Operation *mlir::etcopy::getCopyInsertionPoint(Value source,
       break;
     if (isa<LoopLikeOpInterface>(parent))
       point = parent;
+  }
+
+  // Loops made of blocks (cf branches) likewise: a point in a block cycle
+  // that the source's definition is outside of moves to the definition.
+  if (isInBlockCycle(point->getBlock())) {
+    Region *region = point->getParentRegion();
+    Block *defBlock = source.getParentBlock();
+    if (defBlock->getParent() != region)
+      point = &region->front().front();
+    else if (!isInBlockCycle(defBlock))
+      point = isa<BlockArgument>(source) ? &defBlock->front()
+                                         : source.getDefiningOp()->getNextNode();
+  }
+
+  // Nothing but the terminator's own ops may sit in a terminator's regions
+  // (scf.forall.in_parallel): place the copy in front of the terminator.
+  while (Operation *parent = point->getParentOp()) {
+    if (!parent->hasTrait<OpTrait::IsTerminator>())
+      break;
+    point = parent;
   }
   return point;
 }

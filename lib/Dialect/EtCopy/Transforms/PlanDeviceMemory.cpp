@@ -39,6 +39,10 @@ namespace mlir::etcopy {
 using namespace mlir;
 using namespace mlir::etcopy;
 
+/// The largest buffer planned (1 TiB): larger ones stay separate
+/// allocations, so that arena sizes never overflow.
+constexpr uint64_t kMaxPlannedBufferBytes = uint64_t(1) << 40;
+
 /// Alignment of every arena and of every offset in it: what cudaMalloc
 /// guarantees, and the largest alignment the runtime's CUDA allocator
 /// accepts, so that an arena described by the metadata can be allocated.
@@ -497,6 +501,13 @@ Verdict PlanDeviceMemoryPass::collect(
        << kArenaAlignment;
   else if (type.getNumElements() == 0)
     os << "it has no elements";
+  else if (llvm::SaturatingMultiply(*stride,
+                                    static_cast<uint64_t>(
+                                        type.getNumElements())) >
+           kMaxPlannedBufferBytes)
+    // No device has that much memory, and sums of such sizes would
+    // overflow the arena's 64-bit size.
+    os << "it is larger than " << kMaxPlannedBufferBytes << " bytes";
   else if (!isInPlannableBlock(alloc, function))
     os << "it is allocated in a region of '" << alloc->getParentOp()->getName()
        << "' (only the entry block and single-block scf.for/while/if/"
