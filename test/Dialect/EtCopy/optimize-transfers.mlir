@@ -283,3 +283,21 @@ func.func @forall_terminator(%x: tensor<4xf32>, %n: index) -> tensor<4xf32> {
   }
   return %r : tensor<4xf32>
 }
+
+// -----
+
+// Negative: a copy that narrows a dynamic size can fail at run time, so it is
+// not hoisted out of a loop that may not run.
+// CHECK-LABEL: func.func @narrowing_in_loop
+// CHECK: scf.for
+// CHECK-NEXT: etcopy.h2d %{{.*}} : tensor<?xf32> -> tensor<4xf32, #etcopy.device<cuda:0>>
+func.func private @use_narrow(tensor<4xf32, #etcopy.device<cuda:0>>)
+func.func @narrowing_in_loop(%x: tensor<?xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  scf.for %i = %c0 to %n step %c1 {
+    %d = etcopy.h2d %x : tensor<?xf32> -> tensor<4xf32, #etcopy.device<cuda:0>>
+    func.call @use_narrow(%d) : (tensor<4xf32, #etcopy.device<cuda:0>>) -> ()
+  }
+  return
+}

@@ -10,6 +10,7 @@
 
 #include "etcopy/Dialect/EtCopy/EtCopyOps.h"
 #include "etcopy/Dialect/EtCopy/EtCopyPasses.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
@@ -237,10 +238,15 @@ bool EtCopyOptimizeTransfersPass::eraseDeadCopies() {
 bool EtCopyOptimizeTransfersPass::mergeDuplicates(DominanceInfo &domInfo) {
   using Key = std::tuple<Value, Type, OperationName>;
   llvm::MapVector<Key, SmallVector<Operation *, 2>> groups;
-  for (Operation *copy : collectCopies(getOperation()))
+  for (Operation *copy : collectCopies(getOperation())) {
+    // Merging into a common dominator may hoist: not for copies that can
+    // fail (narrowing a dynamic size).
+    if (!isSpeculatable(copy))
+      continue;
     groups[{getCopySource(copy), getCopyResult(copy).getType(),
             copy->getName()}]
         .push_back(copy);
+  }
 
   bool changed = false;
   for (auto &[key, copies] : groups) {
@@ -281,7 +287,9 @@ bool EtCopyOptimizeTransfersPass::carryLoopCopies() {
       SmallVector<Operation *> bodyCopies;
       Type carriedType;
       for (Operation *user : iterArg.getUsers()) {
-        if (!isFunctionalCopy(user) ||
+        // A copy that may fail (narrowing a dynamic size) must not run
+        // before a loop that might not.
+        if (!isFunctionalCopy(user) || !isSpeculatable(user) ||
             (carriedType && (getCopyResult(user).getType() != carriedType ||
                              user->getName() != bodyCopies[0]->getName()))) {
           carriedType = nullptr;
@@ -337,7 +345,8 @@ bool EtCopyOptimizeTransfersPass::placeCopies(DominanceInfo &domInfo) {
   bool changed = false;
   for (Operation *copy : collectCopies(getOperation())) {
     SmallVector<Operation *> users = getUsers(getCopyResult(copy));
-    if (users.empty())
+    // Copies that can fail (narrowing a dynamic size) stay where they are.
+    if (users.empty() || !isSpeculatable(copy))
       continue;
     Operation *point =
         getCopyInsertionPoint(getCopySource(copy), users, domInfo);
