@@ -202,22 +202,22 @@ func.func private @missing_kind(memref<4xf32, #etcopy.device<0>>)
 
 // -----
 
-// expected-error @+1 {{expected a device ordinal after 'cuda:'}}
+// expected-error @+1 {{expected a device ordinal after 'cuda:'; a device is kind[:ordinal], kind one of: cpu, cuda}}
 func.func private @missing_ordinal(memref<4xf32, #etcopy.device<cuda:>>)
 
 // -----
 
-// expected-error @+1 {{expected a device ordinal after 'cuda:'}}
+// expected-error @+1 {{expected a device ordinal after 'cuda:'; a device is kind[:ordinal], kind one of: cpu, cuda}}
 func.func private @non_integer_ordinal(memref<4xf32, #etcopy.device<cuda:x>>)
 
 // -----
 
-// expected-error @+1 {{device ordinal must be in [0, 2147483647], got -1}}
+// expected-error @+1 {{device ordinal must be in [0, 2147483647], got -1; a device is kind[:ordinal], kind one of: cpu, cuda}}
 func.func private @negative_ordinal(memref<4xf32, #etcopy.device<cuda:-1>>)
 
 // -----
 
-// expected-error @+1 {{device ordinal must be in [0, 2147483647], got 4294967296}}
+// expected-error @+1 {{device ordinal must be in [0, 2147483647], got 4294967296; a device is kind[:ordinal], kind one of: cpu, cuda}}
 func.func private @huge_ordinal(memref<4xf32, #etcopy.device<cuda:4294967296>>)
 
 // -----

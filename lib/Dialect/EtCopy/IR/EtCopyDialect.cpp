@@ -92,14 +92,17 @@ Attribute DeviceAttr::parse(AsmParser &parser, Type) {
     OptionalParseResult parsed = parser.parseOptionalInteger(ordinal);
     if (!parsed.has_value()) {
       parser.emitError(ordinalLoc, "expected a device ordinal after '")
-          << kindName << ":'";
+          << kindName << ":'; a device is kind[:ordinal], kind one of: "
+          << listDeviceKinds();
       return {};
     }
     if (failed(*parsed))
       return {};
     if (ordinal < 0 || ordinal > std::numeric_limits<int32_t>::max()) {
       parser.emitError(ordinalLoc, "device ordinal must be in [0, ")
-          << std::numeric_limits<int32_t>::max() << "], got " << ordinal;
+          << std::numeric_limits<int32_t>::max() << "], got " << ordinal
+          << "; a device is kind[:ordinal], kind one of: "
+          << listDeviceKinds();
       return {};
     }
   }
