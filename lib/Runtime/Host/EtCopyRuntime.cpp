@@ -212,6 +212,18 @@ etcopy_status etcopy_device_count(etcopy_registry *registry,
 // Raw allocations and copies
 //===----------------------------------------------------------------------===//
 
+/// Runs `operation` (returning an Error) on the allocator registered for
+/// `kind`: the shape of every per-allocator call of the C API.
+template <typename Operation>
+static etcopy_status callAllocator(const etcopy_registry *registry,
+                                   int32_t kind, Operation &&operation) {
+  Expected<std::shared_ptr<DeviceAllocator>> allocator =
+      lookupAllocator(registry, kind);
+  if (!allocator)
+    return finish(allocator.error());
+  return finish(operation(**allocator));
+}
+
 etcopy_status etcopy_allocate(etcopy_registry *registry, int32_t device_kind,
                               int32_t ordinal, uint64_t nbytes,
                               uint64_t alignment, void **out) {
@@ -235,11 +247,9 @@ etcopy_status etcopy_allocate(etcopy_registry *registry, int32_t device_kind,
 etcopy_status etcopy_deallocate(etcopy_registry *registry, int32_t device_kind,
                                 int32_t ordinal, void *ptr) {
   ETCOPY_REQUIRE(registry);
-  Expected<std::shared_ptr<DeviceAllocator>> allocator =
-      lookupAllocator(registry, device_kind);
-  if (!allocator)
-    return finish(allocator.error());
-  return finish((*allocator)->deallocate(ptr, ordinal));
+  return callAllocator(registry, device_kind, [&](DeviceAllocator &allocator) {
+    return allocator.deallocate(ptr, ordinal);
+  });
 }
 
 etcopy_status etcopy_copy_host_to_device(etcopy_registry *registry,
@@ -247,14 +257,10 @@ etcopy_status etcopy_copy_host_to_device(etcopy_registry *registry,
                                          void *dst, const void *src,
                                          uint64_t nbytes, void *stream) {
   ETCOPY_REQUIRE(registry);
-  Expected<std::shared_ptr<DeviceAllocator>> allocator =
-      lookupAllocator(registry, device_kind);
-  if (!allocator)
-    return finish(allocator.error());
-  return finish((*allocator)
-                    ->copyHostToDevice(dst, src,
-                                       static_cast<std::size_t>(nbytes),
-                                       ordinal, stream));
+  return callAllocator(registry, device_kind, [&](DeviceAllocator &allocator) {
+    return allocator.copyHostToDevice(
+        dst, src, static_cast<std::size_t>(nbytes), ordinal, stream);
+  });
 }
 
 etcopy_status etcopy_copy_device_to_host(etcopy_registry *registry,
@@ -262,24 +268,18 @@ etcopy_status etcopy_copy_device_to_host(etcopy_registry *registry,
                                          void *dst, const void *src,
                                          uint64_t nbytes, void *stream) {
   ETCOPY_REQUIRE(registry);
-  Expected<std::shared_ptr<DeviceAllocator>> allocator =
-      lookupAllocator(registry, device_kind);
-  if (!allocator)
-    return finish(allocator.error());
-  return finish((*allocator)
-                    ->copyDeviceToHost(dst, src,
-                                       static_cast<std::size_t>(nbytes),
-                                       ordinal, stream));
+  return callAllocator(registry, device_kind, [&](DeviceAllocator &allocator) {
+    return allocator.copyDeviceToHost(
+        dst, src, static_cast<std::size_t>(nbytes), ordinal, stream);
+  });
 }
 
 etcopy_status etcopy_synchronize(etcopy_registry *registry, int32_t device_kind,
                                  int32_t ordinal, void *stream) {
   ETCOPY_REQUIRE(registry);
-  Expected<std::shared_ptr<DeviceAllocator>> allocator =
-      lookupAllocator(registry, device_kind);
-  if (!allocator)
-    return finish(allocator.error());
-  return finish((*allocator)->synchronize(ordinal, stream));
+  return callAllocator(registry, device_kind, [&](DeviceAllocator &allocator) {
+    return allocator.synchronize(ordinal, stream);
+  });
 }
 
 //===----------------------------------------------------------------------===//
