@@ -17,3 +17,13 @@ func.func @scratch() {
   memref.dealloc %m : memref<4xf32>
   return
 }
+
+// -----
+
+// An op no stage lowers is reported by name; the pipeline fails instead of
+// handing mlir-translate IR it cannot translate.
+func.func @leftover() -> !shape.shape {
+  // expected-error @+1 {{'shape.const_shape' was left unconverted by the pipeline}}
+  %s = shape.const_shape [1, 2] : !shape.shape
+  return %s : !shape.shape
+}
