@@ -261,7 +261,7 @@ func.func private @propagate_not_bool() attributes {etcopy.propagate = {skip_h2d
 
 // -----
 
-// expected-error @+1 {{unknown etcopy attribute 'etcopy.placement'; known: etcopy.device, etcopy.propagate, etcopy.arenas}}
+// expected-error @+1 {{unknown etcopy attribute 'etcopy.placement'; known: etcopy.device, etcopy.propagate, etcopy.arenas, etcopy.signature}}
 func.func private @unknown_attribute() attributes {etcopy.placement = #etcopy.device<cuda:0>}
 
 // -----
@@ -299,3 +299,82 @@ func.func private @arenas_size_not_i64() attributes {etcopy.arenas = [
 // expected-error @+1 {{'etcopy.arenas' entry #0 has alignment -9223372036854775808, which is not a power of two}}
 func.func private @arenas_min_alignment() attributes {etcopy.arenas = [
     {device = #etcopy.device<cuda:0>, size = 8 : i64, alignment = -9223372036854775808 : i64}]}
+
+// -----
+
+func.func @signature_on_an_op() {
+  // expected-error @+1 {{'etcopy.signature' may only be attached to a function}}
+  %c0 = arith.constant {etcopy.signature = {arguments = [], results = []}} 0 : index
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'etcopy.signature' must be {arguments = [...], results = [...]}, got {arguments = []}}}
+func.func private @signature_missing_results() attributes {etcopy.signature = {arguments = []}}
+
+// -----
+
+// expected-error @+1 {{'etcopy.signature' describes 0 argument(s), but the function has 1}}
+func.func private @signature_argument_count(index) attributes {etcopy.signature = {arguments = [], results = []}}
+
+// -----
+
+// expected-error @+1 {{'etcopy.signature' describes 1 result(s), but the function has 0}}
+func.func private @signature_result_count() attributes {etcopy.signature = {arguments = [], results = [
+    {kind = "scalar", device = #etcopy.device<cpu>, rank = 0 : i64, element_bytes = 8 : i64}]}}
+
+// -----
+
+// expected-error @+1 {{'etcopy.signature' argument #0 must be {kind = "memref" | "unranked_memref" | "scalar", device = #etcopy.device<...>, rank = N : i64, element_bytes = N : i64}, got {device = #etcopy.device<cpu>, kind = "scalar", rank = 0 : i64}}}
+func.func private @signature_missing_key(index) attributes {etcopy.signature = {arguments = [
+    {kind = "scalar", device = #etcopy.device<cpu>, rank = 0 : i64}], results = []}}
+
+// -----
+
+// expected-error @+1 {{'etcopy.signature' argument #0 has unknown kind 'tensor'; valid kinds are: memref, unranked_memref, scalar}}
+func.func private @signature_unknown_kind(memref<4xf32>) attributes {etcopy.signature = {arguments = [
+    {kind = "tensor", device = #etcopy.device<cpu>, rank = 1 : i64, element_bytes = 4 : i64}], results = []}}
+
+// -----
+
+// expected-error @+1 {{'etcopy.signature' result #0 has rank 2; a memref's rank is >= 0, other kinds have 0}}
+func.func private @signature_scalar_rank() -> f32 attributes {etcopy.signature = {arguments = [], results = [
+    {kind = "scalar", device = #etcopy.device<cpu>, rank = 2 : i64, element_bytes = 4 : i64}]}}
+
+// -----
+
+// expected-error @+1 {{'etcopy.signature' argument #0 has element_bytes 0, which is not positive}}
+func.func private @signature_zero_bytes(memref<4xi1>) attributes {etcopy.signature = {arguments = [
+    {kind = "memref", device = #etcopy.device<cpu>, rank = 1 : i64, element_bytes = 0 : i64}], results = []}}
+
+// -----
+
+// The delegate contract's argument attribute.
+
+// expected-error @+1 {{'etcopy.writes' is a unit attribute, got true}}
+func.func private @writes_not_unit(tensor<4xf32> {etcopy.writes = true})
+    attributes {etcopy.device = #etcopy.device<cuda:0>}
+
+// -----
+
+// expected-error @+1 {{'etcopy.writes' marks an argument of a delegate (a function whose etcopy.device names a device) that it writes}}
+func.func private @writes_on_host_function(tensor<4xf32> {etcopy.writes})
+
+// -----
+
+// expected-error @+1 {{'etcopy.writes' marks an argument of a delegate (a function whose etcopy.device names a device) that it writes}}
+func.func private @writes_on_cpu_placed_function(tensor<4xf32> {etcopy.writes})
+    attributes {etcopy.device = #etcopy.device<cpu>}
+
+// -----
+
+// expected-error @+1 {{'etcopy.writes' on argument #1 of type 'index': only ranked tensors and memrefs are written}}
+func.func private @writes_on_scalar(tensor<4xf32>, index {etcopy.writes})
+    attributes {etcopy.device = #etcopy.device<cuda:0>}
+
+// -----
+
+// expected-error @+1 {{unknown etcopy argument attribute 'etcopy.write'; known: etcopy.writes}}
+func.func private @writes_misspelled(tensor<4xf32> {etcopy.write})
+    attributes {etcopy.device = #etcopy.device<cuda:0>}

@@ -92,3 +92,21 @@ func.func private @spellings_user()
 func.func private @planned() attributes {etcopy.arenas = [
     {device = #etcopy.device<cuda:0>, size = 1024 : i64, alignment = 256 : i64},
     {device = #etcopy.device<cpu>, size = 0 : i64, alignment = 64 : i64}]}
+
+// Exported signature metadata: every kind of value.
+// CHECK-LABEL: func.func private @described
+// CHECK-SAME: etcopy.signature = {arguments = [{device = #etcopy.device<cuda:1>, element_bytes = 2 : i64, kind = "memref", rank = 2 : i64}, {device = #etcopy.device<cpu>, element_bytes = 4 : i64, kind = "unranked_memref", rank = 0 : i64}, {device = #etcopy.device<cpu>, element_bytes = 8 : i64, kind = "scalar", rank = 0 : i64}], results = []}
+func.func private @described(memref<2x3xf16, #etcopy.device<cuda:1>>, memref<*xf32>, index)
+    attributes {etcopy.signature = {
+      arguments = [{kind = "memref", device = #etcopy.device<cuda:1>, rank = 2 : i64, element_bytes = 2 : i64},
+                   {kind = "unranked_memref", device = #etcopy.device<cpu>, rank = 0 : i64, element_bytes = 4 : i64},
+                   {kind = "scalar", device = #etcopy.device<cpu>, rank = 0 : i64, element_bytes = 8 : i64}],
+      results = []}}
+
+// The delegate contract's argument attribute, on tensors and memrefs.
+// CHECK-LABEL: func.func private @writes_output
+// CHECK-SAME: (tensor<4xf32, #etcopy.device<cuda:0>>, tensor<4xf32, #etcopy.device<cuda:0>> {etcopy.writes}, memref<4xf32, #etcopy.device<cuda:0>> {etcopy.writes})
+func.func private @writes_output(tensor<4xf32, #etcopy.device<cuda:0>>,
+                                 tensor<4xf32, #etcopy.device<cuda:0>> {etcopy.writes},
+                                 memref<4xf32, #etcopy.device<cuda:0>> {etcopy.writes})
+    attributes {etcopy.device = #etcopy.device<cuda:0>}

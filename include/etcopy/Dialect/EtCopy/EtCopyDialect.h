@@ -50,6 +50,11 @@ Placement getPlacement(Type type);
 /// space or encoding is replaced; a host device yields no space/encoding.
 Type withPlacement(Type type, DeviceAttr device);
 
+/// The device a delegate runs on: the `etcopy.device` of `op` when it names a
+/// device (not the host). Null for host code, including ops placed on
+/// `#etcopy.device<cpu>`.
+DeviceAttr getDelegateDevice(Operation *op);
+
 } // namespace mlir::etcopy
 
 #endif // ETCOPY_DIALECT_ETCOPY_ETCOPYDIALECT_H

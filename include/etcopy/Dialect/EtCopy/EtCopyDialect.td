@@ -44,10 +44,25 @@ def EtCopy_Dialect : Dialect {
     * `etcopy.arenas = [{device = #etcopy.device<cuda:0>, size = 1024 : i64,
       alignment = 256 : i64}, ...]`: the memory arenas a function needs, as
       planned by `etcopy-plan-device-memory` (size >= 0, alignment a power
-      of two).
+      of two);
+    * `etcopy.signature = {arguments = [...], results = [...]}`: the
+      signature of a method as the compiled code sees it, exported by
+      `etcopy-export-signatures` for host programs (one
+      `{kind = "memref", device = #etcopy.device<cuda:0>, rank = 2 : i64,
+      element_bytes = 4 : i64}` per argument and result; `kind` is
+      `"memref"`, `"unranked_memref"` or `"scalar"`, the rank of the last
+      two is 0).
+
+    Argument attributes verified by the dialect:
+
+    * `etcopy.writes` (unit): on a tensor or memref argument of a delegate,
+      says that the delegate writes that argument. A delegate reads its
+      other arguments and never writes them: bufferization relies on it to
+      pass buffers without defensive copies (see `etcopy-bufferize`).
   }];
   let useDefaultAttributePrinterParser = 1;
   let hasOperationAttrVerify = 1;
+  let hasRegionArgAttrVerify = 1;
   let extraClassDeclaration = [{
     /// Name of the discardable placement attribute.
     static constexpr ::llvm::StringLiteral getDeviceAttrName() {
@@ -60,6 +75,15 @@ def EtCopy_Dialect : Dialect {
     /// Name of the discardable planned-arena metadata of a function.
     static constexpr ::llvm::StringLiteral getArenasAttrName() {
       return ::llvm::StringLiteral("etcopy.arenas");
+    }
+    /// Name of the discardable exported-signature metadata of a method.
+    static constexpr ::llvm::StringLiteral getSignatureAttrName() {
+      return ::llvm::StringLiteral("etcopy.signature");
+    }
+    /// Name of the unit argument attribute marking a delegate argument that
+    /// the delegate writes.
+    static constexpr ::llvm::StringLiteral getWritesAttrName() {
+      return ::llvm::StringLiteral("etcopy.writes");
     }
   }];
 }

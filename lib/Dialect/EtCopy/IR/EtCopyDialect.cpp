@@ -11,6 +11,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -151,9 +152,114 @@ Type mlir::etcopy::withPlacement(Type type, DeviceAttr device) {
       .Default([](Type t) { return t; });
 }
 
+DeviceAttr mlir::etcopy::getDelegateDevice(Operation *op) {
+  auto device =
+      op->getAttrOfType<DeviceAttr>(EtCopyDialect::getDeviceAttrName());
+  return device && !device.isHost() ? device : DeviceAttr();
+}
+
 //===----------------------------------------------------------------------===//
 // Discardable attributes
 //===----------------------------------------------------------------------===//
+
+/// Verifies one entry of `etcopy.signature`: {kind, device, rank,
+/// element_bytes}, describing a value of `type`.
+static LogicalResult verifySignatureEntry(Operation *op, StringRef list,
+                                          size_t index, Attribute entry) {
+  StringRef name = EtCopyDialect::getSignatureAttrName();
+  auto dict = dyn_cast<DictionaryAttr>(entry);
+  auto getI64 = [&](StringRef key) {
+    auto value = dict ? dict.getAs<IntegerAttr>(key) : IntegerAttr();
+    return value && value.getType().isSignlessInteger(64) ? value
+                                                          : IntegerAttr();
+  };
+  auto kind = dict ? dict.getAs<StringAttr>("kind") : StringAttr();
+  auto device = dict ? dict.getAs<DeviceAttr>("device") : DeviceAttr();
+  IntegerAttr rank = getI64("rank"), elementBytes = getI64("element_bytes");
+  if (!dict || dict.size() != 4 || !kind || !device || !rank ||
+      !elementBytes)
+    return op->emitError() << "'" << name << "' " << list << " #" << index
+                           << " must be {kind = \"memref\" | "
+                              "\"unranked_memref\" | \"scalar\", device = "
+                              "#etcopy.device<...>, rank = N : i64, "
+                              "element_bytes = N : i64}, got "
+                           << entry;
+  if (!llvm::is_contained({"memref", "unranked_memref", "scalar"},
+                          kind.getValue()))
+    return op->emitError() << "'" << name << "' " << list << " #" << index
+                           << " has unknown kind '" << kind.getValue()
+                           << "'; valid kinds are: memref, unranked_memref, "
+                              "scalar";
+  if (rank.getInt() < 0 || (kind.getValue() != "memref" && rank.getInt()))
+    return op->emitError() << "'" << name << "' " << list << " #" << index
+                           << " has rank " << rank.getInt()
+                           << "; a memref's rank is >= 0, other kinds have 0";
+  if (elementBytes.getInt() <= 0)
+    return op->emitError() << "'" << name << "' " << list << " #" << index
+                           << " has element_bytes " << elementBytes.getInt()
+                           << ", which is not positive";
+  return success();
+}
+
+/// Verifies `etcopy.signature` on `op`: one entry per argument and result of
+/// the function.
+static LogicalResult verifySignatureAttr(Operation *op, Attribute value) {
+  StringRef name = EtCopyDialect::getSignatureAttrName();
+  auto function = dyn_cast<FunctionOpInterface>(op);
+  if (!function)
+    return op->emitError() << "'" << name
+                           << "' may only be attached to a function";
+  auto dict = dyn_cast<DictionaryAttr>(value);
+  auto arguments = dict ? dict.getAs<ArrayAttr>("arguments") : ArrayAttr();
+  auto results = dict ? dict.getAs<ArrayAttr>("results") : ArrayAttr();
+  if (!dict || dict.size() != 2 || !arguments || !results)
+    return op->emitError() << "'" << name
+                           << "' must be {arguments = [...], results = "
+                              "[...]}, got "
+                           << value;
+  // Once lowered to the LLVM dialect, the function's signature is the
+  // calling convention's (a memref is several arguments): the attribute
+  // keeps describing the source-level one.
+  bool lowered = op->getName().getDialectNamespace() == "llvm";
+  for (auto [list, entries, expected] :
+       {std::tuple(StringRef("argument"), arguments,
+                   function.getNumArguments()),
+        std::tuple(StringRef("result"), results, function.getNumResults())}) {
+    if (!lowered && entries.size() != expected)
+      return op->emitError() << "'" << name << "' describes "
+                             << entries.size() << " " << list
+                             << "(s), but the function has " << expected;
+    for (auto [index, entry] : llvm::enumerate(entries))
+      if (failed(verifySignatureEntry(op, list, index, entry)))
+        return failure();
+  }
+  return success();
+}
+
+LogicalResult EtCopyDialect::verifyRegionArgAttribute(Operation *op,
+                                                      unsigned regionIndex,
+                                                      unsigned argIndex,
+                                                      NamedAttribute attr) {
+  StringRef name = attr.getName().getValue();
+  if (name != getWritesAttrName())
+    return op->emitError() << "unknown etcopy argument attribute '" << name
+                           << "'; known: " << getWritesAttrName();
+  if (!isa<UnitAttr>(attr.getValue()))
+    return op->emitError() << "'" << name
+                           << "' is a unit attribute, got " << attr.getValue();
+  auto function = dyn_cast<FunctionOpInterface>(op);
+  if (!function || regionIndex != 0 || !getDelegateDevice(op))
+    return op->emitError()
+           << "'" << name
+           << "' marks an argument of a delegate (a function whose "
+           << getDeviceAttrName() << " names a device) that it writes";
+  Type type = function.getArgumentTypes()[argIndex];
+  if (!isa<RankedTensorType, MemRefType>(type))
+    return op->emitError() << "'" << name << "' on argument #" << argIndex
+                           << " of type " << type
+                           << ": only ranked tensors and memrefs are written";
+  return success();
+}
 
 LogicalResult EtCopyDialect::verifyOperationAttribute(Operation *op,
                                                       NamedAttribute attr) {
@@ -219,8 +325,11 @@ LogicalResult EtCopyDialect::verifyOperationAttribute(Operation *op,
     }
     return success();
   }
+  if (name == getSignatureAttrName())
+    return verifySignatureAttr(op, attr.getValue());
   return op->emitError() << "unknown etcopy attribute '" << name
                          << "'; known: " << getDeviceAttrName() << ", "
                          << getPropagateAttrName() << ", "
-                         << getArenasAttrName();
+                         << getArenasAttrName() << ", "
+                         << getSignatureAttrName();
 }
