@@ -1,24 +1,99 @@
 //===- Pipelines.h - etcopy named pass pipelines --------------*- C++ -*-===//
 //
 // The end-to-end pipelines: --etcopy-to-cuda (CUDA Runtime calls) and
-// --etcopy-to-host (the CPU reference semantics), as functions that fill an
-// OpPassManager for embedding compilers and as registered named pipelines.
+// --etcopy-to-host (the CPU reference semantics), with their options, as
+// functions that fill an OpPassManager for embedding compilers and as
+// registered named pipelines.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef ETCOPY_PIPELINES_H
 #define ETCOPY_PIPELINES_H
 
+#include "etcopy/Dialect/EtCopy/EtCopyPasses.h"
+#include "mlir/Pass/PassOptions.h"
+
 namespace mlir {
 class OpPassManager;
 namespace etcopy {
 
-/// From tensor- or memref-level IR with etcopy ops to the LLVM dialect with
-/// checked CUDA Runtime API calls.
+/// The placement stages both pipelines share. A template so that each
+/// pipeline's options are one PassPipelineOptions struct.
+template <typename Derived>
+struct PlacementPipelineOptions : public PassPipelineOptions<Derived> {
+  ::mlir::detail::PassOptions::Option<bool> placeCopies{
+      *this, "place-copies",
+      llvm::cl::desc("Run etcopy-propagate-device: insert the copies at "
+                     "delegate boundaries and propagate devices into types "
+                     "(default: true)"),
+      llvm::cl::init(true)};
+  ::mlir::detail::PassOptions::Option<bool> skipH2DForMethodInputs{
+      *this, "skip-h2d-for-method-inputs",
+      llvm::cl::desc("With place-copies: leave method arguments consumed "
+                     "only by delegates of one device on that device "
+                     "(default: false)"),
+      llvm::cl::init(false)};
+  ::mlir::detail::PassOptions::Option<bool> skipD2HForMethodOutputs{
+      *this, "skip-d2h-for-method-outputs",
+      llvm::cl::desc("With place-copies: return method results produced on "
+                     "a device without copying them to the host "
+                     "(default: false)"),
+      llvm::cl::init(false)};
+  ::mlir::detail::PassOptions::Option<bool> optimizeTransfers{
+      *this, "optimize-transfers",
+      llvm::cl::desc("Run etcopy-optimize-transfers and the canonicalizer "
+                     "before bufferization: remove every needless copy "
+                     "(default: true)"),
+      llvm::cl::init(true)};
+};
+
+/// Options of --etcopy-to-host.
+struct EtCopyHostPipelineOptions
+    : public PlacementPipelineOptions<EtCopyHostPipelineOptions> {};
+
+/// Options of --etcopy-to-cuda. The defaults run the whole job on a model
+/// method: placement, transfer optimisation, bufferization under the
+/// delegate contract, memory planning, async lowering.
+struct EtCopyPipelineOptions
+    : public PlacementPipelineOptions<EtCopyPipelineOptions> {
+  ::mlir::detail::PassOptions::Option<bool> planMemory{
+      *this, "plan-memory",
+      llvm::cl::desc("Run etcopy-plan-device-memory after bufferization: "
+                     "one arena per device and function (default: true)"),
+      llvm::cl::init(true)};
+  ::mlir::detail::PassOptions::Option<ArenaOwnership,
+                              EnumOptionParser<ArenaOwnership>>
+      arenaOwnership{
+          *this, "arena-ownership",
+          llvm::cl::desc("With plan-memory: who allocates the arenas "
+                         "(default: function)"),
+          llvm::cl::init(ArenaOwnership::Function),
+          llvm::cl::values(
+              clEnumValN(ArenaOwnership::Function, "function",
+                         "the function, at entry, freed before each return"),
+              clEnumValN(ArenaOwnership::Caller, "caller",
+                         "the caller, passed as leading arguments"))};
+  ::mlir::detail::PassOptions::Option<bool> async{
+      *this, "async",
+      llvm::cl::desc("Lower copies to stream-ordered async CUDA calls, the "
+                     "host waiting only where it observes their data "
+                     "(default: true; false: every copy completes before "
+                     "the next op)"),
+      llvm::cl::init(true)};
+};
+
+/// From tensor- or memref-level IR with delegates or etcopy ops to the LLVM
+/// dialect with checked CUDA Runtime API calls.
+void buildEtCopyToCUDAPipeline(OpPassManager &pm,
+                               const EtCopyPipelineOptions &options);
+/// Same, with the default options.
 void buildEtCopyToCUDAPipeline(OpPassManager &pm);
 
-/// From tensor- or memref-level IR with etcopy ops to host-only LLVM dialect
-/// code: copies are host copies, placements are erased.
+/// From tensor- or memref-level IR with delegates or etcopy ops to host-only
+/// LLVM dialect code: copies are host copies, placements are erased.
+void buildEtCopyToHostPipeline(OpPassManager &pm,
+                               const EtCopyHostPipelineOptions &options);
+/// Same, with the default options.
 void buildEtCopyToHostPipeline(OpPassManager &pm);
 
 /// Registers both as --etcopy-to-cuda and --etcopy-to-host.

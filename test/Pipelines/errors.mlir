@@ -22,8 +22,10 @@ func.func @scratch() {
 
 // An op no stage lowers is reported by name; the pipeline fails instead of
 // handing mlir-translate IR it cannot translate.
-func.func @leftover() -> !shape.shape {
-  // expected-error @+1 {{'shape.const_shape' was left unconverted by the pipeline}}
-  %s = shape.const_shape [1, 2] : !shape.shape
-  return %s : !shape.shape
+func.func @leftover(%a: index) -> index {
+  // expected-error @+1 {{'shape.index_to_size' was left unconverted by the pipeline}}
+  %s = shape.index_to_size %a
+  %t = shape.add %s, %s : !shape.size, !shape.size -> !shape.size
+  %n = shape.size_to_index %t : !shape.size
+  return %n : index
 }

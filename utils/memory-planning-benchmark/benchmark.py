@@ -394,7 +394,9 @@ def run(command, **kwargs):
 def device_allocations(args, source, directory, name):
     """Device allocations of one run of @main (one call of @bench)."""
     lowered = os.path.join(directory, name + ".lowered.mlir")
-    run([args.etcopy_opt, source, "--etcopy-to-cuda", "-o", lowered])
+    # The unplanned baseline: the pipeline plans by default.
+    run([args.etcopy_opt, source, "--etcopy-to-cuda=plan-memory=false", "-o",
+         lowered])
     env = dict(os.environ, ETCOPY_CUDA_SIM_STATS="1",
                ETCOPY_CUDA_SIM_DEVICES="2")
     with open(lowered) as stdin:

@@ -9,6 +9,7 @@
 #define ETCOPY_DIALECT_ETCOPY_ETCOPYPASSES_H
 
 #include "etcopy/Dialect/EtCopy/EtCopyDialect.h"
+#include "etcopy/Support/EnumOptionParser.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 
@@ -17,6 +18,21 @@ class DominanceInfo;
 } // namespace mlir
 
 namespace mlir::etcopy {
+
+/// Who allocates the arenas of a function planned by
+/// etcopy-plan-device-memory.
+enum class ArenaOwnership {
+  /// The function itself, at entry; it frees them before each return.
+  Function,
+  /// The caller: the arenas are leading arguments of the function.
+  Caller,
+};
+
+/// Prints the option spelling of `ownership` ("function", "caller").
+inline llvm::raw_ostream &operator<<(llvm::raw_ostream &os,
+                                     ArenaOwnership ownership) {
+  return os << (ownership == ArenaOwnership::Caller ? "caller" : "function");
+}
 
 #define GEN_PASS_DECL
 #include "etcopy/Dialect/EtCopy/EtCopyPasses.h.inc"

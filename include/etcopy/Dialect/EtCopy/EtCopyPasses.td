@@ -373,4 +373,177 @@ def EtCopyPlanDeviceMemory
   ];
 }
 
+def EtCopyBufferize : Pass<"etcopy-bufferize", "::mlir::ModuleOp"> {
+  let summary = "Bufferize under the delegate calling contract and free what "
+                "bufferization allocates";
+  let description = [{
+    Bufferizes a module of tensor-level methods and delegates, the stage of
+    `--etcopy-to-cuda` and `--etcopy-to-host` between placement and
+    lowering.
+
+    **The delegate calling contract.** A delegate (a `func.func` whose
+    `etcopy.device` names a device) called with `func.call`:
+
+    * reads its tensor arguments during the call and never writes them,
+      except those whose argument carries the unit attribute
+      `etcopy.writes`;
+    * keeps no reference to its arguments after it returns;
+    * returns fresh buffers, allocated on its device with the CUDA runtime,
+      that alias neither its arguments, nor each other, nor any other buffer
+      of the caller. The caller owns them: the generated code frees them
+      (`cudaFreeAsync`) once nothing uses them.
+
+    The pass states the contract to upstream bufferization: each tensor
+    argument of a delegate declaration gets `bufferization.access = "read"`
+    (`"read-write"` with `etcopy.writes`), and each of a delegate
+    definition `bufferization.writable = false` unless it carries
+    `etcopy.writes` (a body that writes such an argument copies it first).
+    Calls to delegates thus bufferize without defensive copies of their
+    operands. An explicit `bufferization.access` or `bufferization.writable`
+    is kept.
+
+    **Bufferization**: `one-shot-bufferize` with
+    `bufferize-function-boundaries`, `use-encoding-for-memory-space` (the
+    encoding `#etcopy.device<cuda:0>` of a tensor becomes the memory space of
+    its buffer), identity-layout function boundaries and
+    `allow-return-allocs-from-loops`.
+
+    **Deallocation**, when the module had tensors: upstream's
+    `ownership-based-buffer-deallocation` and its simplifications, then the
+    contract's aliasing facts: a buffer that comes from an allocation or a
+    delegate result is distinct from every other allocation, delegate
+    result and function argument, so its `bufferization.dealloc` becomes a
+    plain free without the run-time alias checks upstream must emit when a
+    call result may alias the call's operands. Then `lower-deallocations`
+    and `convert-bufferization-to-memref`. Memref-level input that frees
+    its buffers itself keeps doing so; a module that mixes tensors with
+    `memref.dealloc` is an error (upstream's deallocation cannot handle
+    both).
+
+    Each step is linear in the size of the module apart from upstream's
+    One-Shot analysis, which the contract keeps from growing with the
+    length of a chain of delegate calls: read-only operands create no
+    read-after-write conflicts to check.
+
+    ```mlir
+    func.func private @scale(tensor<4xf32, #etcopy.device<cuda:0>>) -> tensor<4xf32, #etcopy.device<cuda:0>>
+        attributes {etcopy.device = #etcopy.device<cuda:0>}
+    func.func @method(%x: tensor<4xf32>) -> tensor<4xf32> {
+      %d = etcopy.h2d %x : tensor<4xf32> -> tensor<4xf32, #etcopy.device<cuda:0>>
+      %a = func.call @scale(%d) : (tensor<4xf32, #etcopy.device<cuda:0>>) -> tensor<4xf32, #etcopy.device<cuda:0>>
+      %b = func.call @scale(%d) : (tensor<4xf32, #etcopy.device<cuda:0>>) -> tensor<4xf32, #etcopy.device<cuda:0>>
+      %h = etcopy.d2h %b : tensor<4xf32, #etcopy.device<cuda:0>> -> tensor<4xf32>
+      return %h : tensor<4xf32>
+    }
+    ```
+
+    becomes (one device buffer for `%d`, passed to both calls as is; the
+    delegate results and `%d` freed unconditionally, without run-time alias
+    checks)
+
+    ```mlir
+    func.func private @scale(memref<4xf32, #etcopy.device<cuda:0>> {bufferization.access = "read"}) -> memref<4xf32, #etcopy.device<cuda:0>>
+        attributes {etcopy.device = #etcopy.device<cuda:0>}
+    func.func @method(%x: memref<4xf32>) -> memref<4xf32> {
+      %d = memref.alloc() {alignment = 64 : i64} : memref<4xf32, #etcopy.device<cuda:0>>
+      etcopy.h2d %x, %d : memref<4xf32> -> memref<4xf32, #etcopy.device<cuda:0>>
+      %a = call @scale(%d) : (memref<4xf32, #etcopy.device<cuda:0>>) -> memref<4xf32, #etcopy.device<cuda:0>>
+      %b = call @scale(%d) : (memref<4xf32, #etcopy.device<cuda:0>>) -> memref<4xf32, #etcopy.device<cuda:0>>
+      %h = memref.alloc() {alignment = 64 : i64} : memref<4xf32>
+      etcopy.d2h %b, %h : memref<4xf32, #etcopy.device<cuda:0>> -> memref<4xf32>
+      %base_a, %offset_a, %size_a, %stride_a = memref.extract_strided_metadata %a : memref<4xf32, #etcopy.device<cuda:0>> -> memref<f32, #etcopy.device<cuda:0>>, index, index, index
+      %base_b, %offset_b, %size_b, %stride_b = memref.extract_strided_metadata %b : memref<4xf32, #etcopy.device<cuda:0>> -> memref<f32, #etcopy.device<cuda:0>>, index, index, index
+      memref.dealloc %d : memref<4xf32, #etcopy.device<cuda:0>>
+      memref.dealloc %base_a : memref<f32, #etcopy.device<cuda:0>>
+      memref.dealloc %base_b : memref<f32, #etcopy.device<cuda:0>>
+      return %h : memref<4xf32>
+    }
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::etcopy::EtCopyDialect",
+    "::mlir::arith::ArithDialect",
+    "::mlir::bufferization::BufferizationDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
+  ];
+}
+
+def EtCopyExportSignatures
+    : Pass<"etcopy-export-signatures", "::mlir::ModuleOp"> {
+  let summary = "Describe each method's arguments and results for host "
+                "programs";
+  let description = [{
+    A host program calling compiled code must know which arguments are
+    device buffers: with `skip-h2d-for-method-inputs` a method takes some
+    inputs on a device, with `skip-d2h-for-method-outputs` it returns some
+    results there, and with `arena-ownership=caller` its leading arguments
+    are device arenas. This pass, run on memref-level IR after bufferization
+    and planning, describes every public `func.func` with a body:
+
+    * the `etcopy.signature` attribute: one entry per argument and result,
+      `{kind, device, rank, element_bytes}`, where `kind` is `"memref"`,
+      `"unranked_memref"` or `"scalar"`, `device` the memref's placement
+      (`#etcopy.device<cpu>` for host memory and scalars), `rank` the
+      memref's rank (0 otherwise) and `element_bytes` the size of an element
+      (or of the scalar) in the module's data layout;
+    * two `llvm.mlir.global` constants that survive the lowering to LLVM:
+      `@<function>_etcopy_signature`, the C struct
+      `etcopy_method_signature` (`{i64 num_arguments, ptr arguments, i64
+      num_results, ptr results}`, external), and
+      `@<function>_etcopy_signature_values`, the array of `etcopy_value_desc`
+      (`{i32 kind, i32 device_kind, i32 ordinal, i32 rank, i64
+      element_bytes}`) it points to, arguments first (see
+      `etcopy/Runtime/EtCopyRuntime.h`, which also has the C and C++ API to
+      read them).
+
+    A function that already has `etcopy.signature` is described again (the
+    attribute follows its current type); the pass is idempotent. It is
+    linear in the number of functions and their arguments.
+
+    ```mlir
+    func.func @method(%x: memref<8x4xf16, #etcopy.device<cuda:0>>, %n: index) -> memref<8xf32> {
+      %r = memref.alloc() : memref<8xf32>
+      return %r : memref<8xf32>
+    }
+    ```
+
+    gets
+
+    ```mlir
+    func.func @method(%x: memref<8x4xf16, #etcopy.device<cuda:0>>, %n: index) -> memref<8xf32>
+        attributes {etcopy.signature = {
+          arguments = [{device = #etcopy.device<cuda:0>, element_bytes = 2 : i64, kind = "memref", rank = 2 : i64},
+                       {device = #etcopy.device<cpu>, element_bytes = 8 : i64, kind = "scalar", rank = 0 : i64} ],
+          results = [{device = #etcopy.device<cpu>, element_bytes = 4 : i64, kind = "memref", rank = 1 : i64} ]}} {
+      %r = memref.alloc() : memref<8xf32>
+      return %r : memref<8xf32>
+    }
+    ```
+
+    and the globals `@method_etcopy_signature` and
+    `@method_etcopy_signature_values`.
+  }];
+  let dependentDialects = [
+    "::mlir::etcopy::EtCopyDialect",
+    "::mlir::LLVM::LLVMDialect",
+  ];
+}
+
+def EtCopyFinalizeLLVM : Pass<"etcopy-finalize-llvm", "::mlir::ModuleOp"> {
+  let summary = "Ready a lowered module for mlir-translate: drop etcopy "
+                "attributes, check that only the LLVM dialect is left";
+  let description = [{
+    The last stage of `--etcopy-to-cuda` and `--etcopy-to-host`. It drops
+    the `etcopy.*` discardable attributes, whose information the pipelines
+    export as LLVM globals where a host program needs it (arenas,
+    signatures) and which LLVM IR cannot carry. Then it fails, naming the
+    first op outside the LLVM dialect, if anything survived the lowering: a
+    pipeline that "succeeds" with leftovers would hand `mlir-translate` IR it
+    cannot translate, far from the cause. A `builtin.unrealized_conversion_cast`
+    is named only when nothing else is left, since it is the symptom of
+    another op's failed conversion. One walk of the module.
+  }];
+}
+
 #endif // ETCOPY_DIALECT_ETCOPY_ETCOPYPASSES_TD

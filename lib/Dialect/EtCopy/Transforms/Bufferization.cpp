@@ -1,9 +1,14 @@
-//===- BufferizableOpInterfaceImpl.cpp - Bufferizing etcopy ---*- C++ -*-===//
+//===- Bufferization.cpp - Bufferizing etcopy programs --------*- C++ -*-===//
 //
-// External models of BufferizableOpInterface for etcopy.h2d and etcopy.d2h.
-// A functional copy reads its source and produces a new tensor in another
-// placement; it bufferizes to a fresh allocation in the memory space named by
-// the result's encoding and an out-form copy into it.
+// Everything that turns tensor-level etcopy programs into buffers:
+//
+//  * the BufferizableOpInterface models of etcopy.h2d and etcopy.d2h: a
+//    functional copy reads its source and bufferizes to a fresh allocation
+//    in the memory space named by the result's encoding and an out-form
+//    copy into it;
+//  * the etcopy-bufferize pass: the delegate calling contract stated to
+//    One-Shot Bufferize, bufferization, and ownership-based deallocation
+//    with the contract's aliasing facts.
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,9 +16,26 @@
 
 #include "etcopy/Dialect/EtCopy/EtCopyDialect.h"
 #include "etcopy/Dialect/EtCopy/EtCopyOps.h"
+#include "etcopy/Dialect/EtCopy/EtCopyPasses.h"
+#include "mlir/Conversion/BufferizationToMemRef/BufferizationToMemRef.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/BufferizableOpInterface.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "mlir/Transforms/Passes.h"
+
+namespace mlir::etcopy {
+#define GEN_PASS_DEF_ETCOPYBUFFERIZE
+#include "etcopy/Dialect/EtCopy/EtCopyPasses.h.inc"
+} // namespace mlir::etcopy
 
 using namespace mlir;
 using namespace mlir::bufferization;
@@ -131,4 +153,251 @@ void mlir::etcopy::registerBufferizableOpInterfaceExternalModels(
     H2DOp::attachInterface<CopyOpInterface<H2DOp>>(*context);
     D2HOp::attachInterface<CopyOpInterface<D2HOp>>(*context);
   });
+}
+
+//===----------------------------------------------------------------------===//
+// The delegate calling contract
+//===----------------------------------------------------------------------===//
+
+/// States the delegate contract to One-Shot Bufferize: a delegate
+/// declaration reads its tensor arguments (and writes those marked
+/// etcopy.writes); a delegate definition may not write the others in place.
+/// Explicit bufferization attributes win.
+static void applyDelegateContract(ModuleOp module) {
+  Builder builder(module.getContext());
+  StringRef access = BufferizationDialect::kBufferAccessAttrName;
+  StringRef writable = BufferizationDialect::kWritableAttrName;
+  for (auto function : module.getOps<func::FuncOp>()) {
+    if (!getDelegateDevice(function))
+      continue;
+    for (auto [index, type] : llvm::enumerate(function.getArgumentTypes())) {
+      if (!isa<TensorType>(type))
+        continue;
+      bool writes =
+          function.getArgAttr(index, EtCopyDialect::getWritesAttrName()) !=
+          nullptr;
+      if (function.isExternal()) {
+        if (!function.getArgAttr(index, access))
+          function.setArgAttr(
+              index, access,
+              builder.getStringAttr(writes ? "read-write" : "read"));
+      } else if (!writes && !function.getArgAttr(index, writable)) {
+        function.setArgAttr(index, writable, builder.getBoolAttr(false));
+      }
+    }
+  }
+}
+
+namespace {
+/// What the contract says about where a buffer comes from.
+enum class Origin {
+  /// A new allocation: an op allocating it, or a delegate's result.
+  Fresh,
+  /// An argument of the enclosing function.
+  Argument,
+  /// Anything else (a block argument of a loop, a select, ...).
+  Unknown,
+};
+
+/// Frees, each on its own, the buffers of a `bufferization.dealloc` that the
+/// delegate contract proves distinct from every other buffer it names
+/// (freed or retained): their frees need no run-time alias check, and they
+/// contribute nothing to the ownership of the retained values. Upstream's
+/// buffer-deallocation-simplification splits only allocations: it must
+/// assume that a call result may alias the call's operands.
+struct SplitDistinctDeallocations
+    : public OpRewritePattern<bufferization::DeallocOp> {
+  SplitDistinctDeallocations(MLIRContext *context,
+                             const DenseSet<StringAttr> &delegates)
+      : OpRewritePattern(context), delegates(delegates) {}
+
+  LogicalResult matchAndRewrite(bufferization::DeallocOp dealloc,
+                                PatternRewriter &rewriter) const override {
+    ValueRange memrefs = dealloc.getMemrefs();
+    if (memrefs.size() == 1 && dealloc.getRetained().empty())
+      return rewriter.notifyMatchFailure(dealloc, "already a single free");
+    SmallVector<Value> keptMemrefs, keptConditions;
+    SmallVector<std::pair<Value, Value>> split;
+    for (auto [index, value] : llvm::enumerate(memrefs)) {
+      Value memref = value;
+      auto isDistinct = [&](Value other) {
+        return other == memref || isKnownDistinct(memref, other);
+      };
+      bool distinct =
+          llvm::all_of(memrefs.take_front(index), isDistinct) &&
+          llvm::all_of(memrefs.drop_front(index + 1), isDistinct) &&
+          llvm::all_of(dealloc.getRetained(), [&](Value retained) {
+            return isKnownDistinct(memref, retained);
+          });
+      Value condition = dealloc.getConditions()[index];
+      if (distinct) {
+        split.emplace_back(memref, condition);
+      } else {
+        keptMemrefs.push_back(memref);
+        keptConditions.push_back(condition);
+      }
+    }
+    if (split.empty())
+      return rewriter.notifyMatchFailure(
+          dealloc, "no buffer is known distinct from all others");
+
+    Location loc = dealloc.getLoc();
+    for (auto [memref, condition] : split)
+      bufferization::DeallocOp::create(rewriter, loc, memref, condition,
+                                       /*retained=*/ValueRange());
+    if (keptMemrefs.empty()) {
+      // No buffer aliases a retained value: none of them becomes owned.
+      Value no = arith::ConstantOp::create(rewriter, loc,
+                                           rewriter.getBoolAttr(false));
+      rewriter.replaceOp(dealloc, SmallVector<Value>(
+                                      dealloc.getRetained().size(), no));
+      return success();
+    }
+    rewriter.replaceOpWithNewOp<bufferization::DeallocOp>(
+        dealloc, keptMemrefs, keptConditions, dealloc.getRetained());
+    return success();
+  }
+
+  /// The buffer `value` is a view of, and what the contract knows of it.
+  std::pair<Value, Origin> getOrigin(Value value) const {
+    while (auto view = value.getDefiningOp<ViewLikeOpInterface>()) {
+      if (view.getViewDest() != value)
+        break;
+      value = view.getViewSource();
+    }
+    if (auto argument = dyn_cast<BlockArgument>(value)) {
+      auto function =
+          dyn_cast<FunctionOpInterface>(argument.getOwner()->getParentOp());
+      bool isEntry =
+          function && argument.getOwner() == &function.getFunctionBody().front();
+      return {value, isEntry ? Origin::Argument : Origin::Unknown};
+    }
+    Operation *producer = value.getDefiningOp();
+    if (auto call = dyn_cast<func::CallOp>(producer))
+      return {value, delegates.contains(call.getCalleeAttr().getAttr())
+                         ? Origin::Fresh
+                         : Origin::Unknown};
+    if (hasEffect<MemoryEffects::Allocate>(producer, value))
+      return {value, Origin::Fresh};
+    return {value, Origin::Unknown};
+  }
+
+  /// Whether `a` and `b` are views of different buffers: two different new
+  /// allocations, or a new allocation and a function argument.
+  bool isKnownDistinct(Value a, Value b) const {
+    auto [baseA, originA] = getOrigin(a);
+    auto [baseB, originB] = getOrigin(b);
+    if (baseA == baseB)
+      return false;
+    return (originA == Origin::Fresh && originB != Origin::Unknown) ||
+           (originB == Origin::Fresh && originA != Origin::Unknown);
+  }
+
+  const DenseSet<StringAttr> &delegates;
+};
+
+struct BufferizePass
+    : public etcopy::impl::EtCopyBufferizeBase<BufferizePass> {
+  BufferizePass() { buildPipelines(); }
+  BufferizePass(const BufferizePass &other) : EtCopyBufferizeBase(other) {
+    buildPipelines();
+  }
+
+  void getDependentDialects(DialectRegistry &registry) const override {
+    EtCopyBufferizeBase::getDependentDialects(registry);
+    bufferize.getDependentDialects(registry);
+    deallocate.getDependentDialects(registry);
+    lowerDeallocations.getDependentDialects(registry);
+  }
+
+  void runOnOperation() override;
+
+private:
+  void buildPipelines();
+
+  OpPassManager bufferize{ModuleOp::getOperationName()};
+  OpPassManager deallocate{ModuleOp::getOperationName()};
+  OpPassManager lowerDeallocations{ModuleOp::getOperationName()};
+};
+} // namespace
+
+void BufferizePass::buildPipelines() {
+  // Tensor encodings become memory spaces (tensor<..., #etcopy.device<
+  // cuda:0>> bufferizes to memref<..., #etcopy.device<cuda:0>>), across
+  // function boundaries.
+  bufferization::OneShotBufferizePassOptions options;
+  options.bufferizeFunctionBoundaries = true;
+  options.useEncodingForMemorySpace = true;
+  options.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  // Loops may carry values that come back from a device each iteration.
+  options.allowReturnAllocsFromLoops = true;
+  bufferize.addPass(bufferization::createOneShotBufferizePass(options));
+
+  // Upstream's buffer-deallocation-pipeline, with the contract's aliasing
+  // facts applied before the deallocations are lowered.
+  deallocate.addPass(
+      bufferization::createOwnershipBasedBufferDeallocationPass());
+  deallocate.addPass(createCanonicalizerPass());
+  deallocate.addPass(bufferization::createBufferDeallocationSimplificationPass());
+  lowerDeallocations.addPass(bufferization::createLowerDeallocationsPass());
+  lowerDeallocations.addPass(createCSEPass());
+  lowerDeallocations.addPass(createCanonicalizerPass());
+  // Deallocation may clone buffers (bufferization.clone).
+  lowerDeallocations.addPass(createConvertBufferizationToMemRefPass());
+}
+
+/// Whether anything in `module` has a tensor operand, result or argument.
+static bool hasTensors(ModuleOp module) {
+  auto isTensor = [](Type type) { return isa<TensorType>(type); };
+  return module
+      ->walk([&](Operation *op) {
+        auto function = dyn_cast<FunctionOpInterface>(op);
+        bool tensors =
+            llvm::any_of(op->getOperandTypes(), isTensor) ||
+            llvm::any_of(op->getResultTypes(), isTensor) ||
+            (function &&
+             (llvm::any_of(function.getArgumentTypes(), isTensor) ||
+              llvm::any_of(function.getResultTypes(), isTensor)));
+        return tensors ? WalkResult::interrupt() : WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
+void BufferizePass::runOnOperation() {
+  ModuleOp module = getOperation();
+  bool tensors = hasTensors(module);
+  if (tensors) {
+    memref::DeallocOp manualFree;
+    module->walk([&](memref::DeallocOp dealloc) {
+      manualFree = dealloc;
+      return WalkResult::interrupt();
+    });
+    if (manualFree) {
+      manualFree.emitError(
+          "cannot free the buffers bufferization creates for this module's "
+          "tensors: the module also frees buffers itself, which the buffer "
+          "deallocation pipeline does not support; free every buffer "
+          "explicitly or none");
+      return signalPassFailure();
+    }
+  }
+
+  applyDelegateContract(module);
+  if (failed(runPipeline(bufferize, module)))
+    return signalPassFailure();
+  if (!tensors)
+    return;
+
+  if (failed(runPipeline(deallocate, module)))
+    return signalPassFailure();
+  DenseSet<StringAttr> delegates;
+  for (auto function : module.getOps<func::FuncOp>())
+    if (getDelegateDevice(function))
+      delegates.insert(function.getSymNameAttr());
+  RewritePatternSet patterns(&getContext());
+  patterns.add<SplitDistinctDeallocations>(&getContext(), delegates);
+  if (failed(applyPatternsGreedily(module, std::move(patterns))) ||
+      failed(runPipeline(lowerDeallocations, module)))
+    return signalPassFailure();
 }

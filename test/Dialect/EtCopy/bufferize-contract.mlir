@@ -1,0 +1,168 @@
+// RUN: etcopy-opt %s -split-input-file --etcopy-bufferize | FileCheck %s --implicit-check-not=bufferization.dealloc --implicit-check-not=bufferization.clone
+// RUN: etcopy-opt %s -split-input-file --etcopy-bufferize --etcopy-bufferize | FileCheck %s --implicit-check-not=bufferization.dealloc --implicit-check-not=bufferization.clone
+
+// etcopy-bufferize: the delegate calling contract stated to One-Shot
+// Bufferize (no defensive copies of delegate operands, copies only where a
+// delegate writes an argument the program reads again), and deallocation
+// with the contract's aliasing facts (delegate results and allocations freed
+// without run-time alias checks). The second RUN line shows that running the
+// pass on its own output changes nothing.
+
+// A read-only operand is passed as is, however many delegates read it.
+// CHECK-LABEL: func.func private @read
+// CHECK-SAME: (memref<4xf32, #etcopy.device<cuda:0>> {bufferization.access = "read"})
+// CHECK-LABEL: func.func @shared_operand
+// CHECK-SAME: (%[[X:.*]]: memref<4xf32>)
+// CHECK: %[[D:.*]] = memref.alloc() {{.*}}: memref<4xf32, #etcopy.device<cuda:0>>
+// CHECK-NEXT: etcopy.h2d %[[X]], %[[D]]
+// CHECK-NEXT: %[[A:.*]] = call @read(%[[D]])
+// CHECK-NEXT: %[[B:.*]] = call @read(%[[D]])
+// CHECK-NOT: memref.copy
+// CHECK: %[[H:.*]] = memref.alloc() {{.*}}: memref<4xf32>
+// CHECK: etcopy.d2h %[[B]], %[[H]]
+// CHECK-DAG: %[[BASE_A:[a-z_0-9]+]], {{.*}} = memref.extract_strided_metadata %[[A]]
+// CHECK-DAG: %[[BASE_B:[a-z_0-9]+]], {{.*}} = memref.extract_strided_metadata %[[B]]
+// CHECK-DAG: memref.dealloc %[[D]]
+// CHECK-DAG: memref.dealloc %[[BASE_A]]
+// CHECK-DAG: memref.dealloc %[[BASE_B]]
+// CHECK-NOT: scf.if
+// CHECK: return %[[H]]
+func.func private @read(tensor<4xf32, #etcopy.device<cuda:0>>) -> tensor<4xf32, #etcopy.device<cuda:0>>
+    attributes {etcopy.device = #etcopy.device<cuda:0>}
+func.func @shared_operand(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %d = etcopy.h2d %x : tensor<4xf32> -> tensor<4xf32, #etcopy.device<cuda:0>>
+  %a = func.call @read(%d) : (tensor<4xf32, #etcopy.device<cuda:0>>) -> tensor<4xf32, #etcopy.device<cuda:0>>
+  %b = func.call @read(%d) : (tensor<4xf32, #etcopy.device<cuda:0>>) -> tensor<4xf32, #etcopy.device<cuda:0>>
+  %h = etcopy.d2h %b : tensor<4xf32, #etcopy.device<cuda:0>> -> tensor<4xf32>
+  return %h : tensor<4xf32>
+}
+
+// -----
+
+// An argument marked etcopy.writes is written in place: the program reads
+// %d again afterwards, so the delegate gets a copy of it. The read-only
+// operand of the same call is not copied.
+// CHECK-LABEL: func.func private @update
+// CHECK-SAME: (memref<4xf32, #etcopy.device<cuda:0>> {bufferization.access = "read"}, memref<4xf32, #etcopy.device<cuda:0>> {bufferization.access = "read-write", etcopy.writes})
+// CHECK-LABEL: func.func @written_then_read
+// CHECK: %[[D:.*]] = memref.alloc()
+// CHECK: etcopy.h2d %{{.*}}, %[[D]]
+// CHECK: %[[COPY:.*]] = memref.alloc()
+// CHECK-NEXT: memref.copy %[[D]], %[[COPY]]
+// CHECK-NEXT: call @update(%[[D]], %[[COPY]])
+// CHECK-NEXT: call @read(%[[D]])
+// CHECK-NOT: scf.if
+// CHECK: return
+func.func private @update(tensor<4xf32, #etcopy.device<cuda:0>>, tensor<4xf32, #etcopy.device<cuda:0>> {etcopy.writes}) -> tensor<4xf32, #etcopy.device<cuda:0>>
+    attributes {etcopy.device = #etcopy.device<cuda:0>}
+func.func private @read(tensor<4xf32, #etcopy.device<cuda:0>>) -> tensor<4xf32, #etcopy.device<cuda:0>>
+    attributes {etcopy.device = #etcopy.device<cuda:0>}
+func.func @written_then_read(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %d = etcopy.h2d %x : tensor<4xf32> -> tensor<4xf32, #etcopy.device<cuda:0>>
+  %a = func.call @update(%d, %d) : (tensor<4xf32, #etcopy.device<cuda:0>>, tensor<4xf32, #etcopy.device<cuda:0>>) -> tensor<4xf32, #etcopy.device<cuda:0>>
+  %b = func.call @read(%d) : (tensor<4xf32, #etcopy.device<cuda:0>>) -> tensor<4xf32, #etcopy.device<cuda:0>>
+  %h = etcopy.d2h %b : tensor<4xf32, #etcopy.device<cuda:0>> -> tensor<4xf32>
+  return %h : tensor<4xf32>
+}
+
+// -----
+
+// A written argument that nothing reads afterwards needs no copy.
+// CHECK-LABEL: func.func @written_last
+// CHECK: %[[D:.*]] = memref.alloc()
+// CHECK: etcopy.h2d %{{.*}}, %[[D]]
+// CHECK-NOT: memref.copy
+// CHECK: call @update(%[[D]])
+func.func private @update(tensor<4xf32, #etcopy.device<cuda:0>> {etcopy.writes}) -> tensor<4xf32, #etcopy.device<cuda:0>>
+    attributes {etcopy.device = #etcopy.device<cuda:0>}
+func.func @written_last(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %d = etcopy.h2d %x : tensor<4xf32> -> tensor<4xf32, #etcopy.device<cuda:0>>
+  %a = func.call @update(%d) : (tensor<4xf32, #etcopy.device<cuda:0>>) -> tensor<4xf32, #etcopy.device<cuda:0>>
+  %h = etcopy.d2h %a : tensor<4xf32, #etcopy.device<cuda:0>> -> tensor<4xf32>
+  return %h : tensor<4xf32>
+}
+
+// -----
+
+// A delegate definition may not write an argument without etcopy.writes: its
+// body copies before writing, and its callers pass their buffers as is.
+// CHECK-LABEL: func.func private @zero_first
+// CHECK-SAME: (%[[T:.*]]: memref<4xf32, #etcopy.device<cuda:0>>)
+// CHECK: %[[OWN:.*]] = memref.alloc()
+// CHECK-NEXT: memref.copy %[[T]], %[[OWN]]
+// CHECK-NEXT: memref.store %{{.*}}, %[[OWN]]
+// CHECK-LABEL: func.func @definition
+// CHECK: %[[D:.*]] = memref.alloc()
+// CHECK: etcopy.h2d %{{.*}}, %[[D]]
+// CHECK-NEXT: call @zero_first(%[[D]])
+// CHECK-NEXT: call @zero_first(%[[D]])
+func.func private @zero_first(%t: tensor<4xf32, #etcopy.device<cuda:0>>) -> tensor<4xf32, #etcopy.device<cuda:0>>
+    attributes {etcopy.device = #etcopy.device<cuda:0>} {
+  %c0 = arith.constant 0 : index
+  %f = arith.constant 0.0 : f32
+  %r = tensor.insert %f into %t[%c0] : tensor<4xf32, #etcopy.device<cuda:0>>
+  return %r : tensor<4xf32, #etcopy.device<cuda:0>>
+}
+func.func @definition(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %d = etcopy.h2d %x : tensor<4xf32> -> tensor<4xf32, #etcopy.device<cuda:0>>
+  %a = func.call @zero_first(%d) : (tensor<4xf32, #etcopy.device<cuda:0>>) -> tensor<4xf32, #etcopy.device<cuda:0>>
+  %b = func.call @zero_first(%d) : (tensor<4xf32, #etcopy.device<cuda:0>>) -> tensor<4xf32, #etcopy.device<cuda:0>>
+  %h = etcopy.d2h %b : tensor<4xf32, #etcopy.device<cuda:0>> -> tensor<4xf32>
+  return %h : tensor<4xf32>
+}
+
+// -----
+
+// An explicit bufferization.access wins over the contract: this delegate
+// says it writes its argument, so the caller, reading %d again, copies it.
+// CHECK-LABEL: func.func private @explicit
+// CHECK-SAME: {bufferization.access = "read-write"}
+// CHECK-LABEL: func.func @explicit_access
+// CHECK: memref.copy
+// CHECK: call @explicit
+func.func private @explicit(tensor<4xf32, #etcopy.device<cuda:0>> {bufferization.access = "read-write"}) -> tensor<4xf32, #etcopy.device<cuda:0>>
+    attributes {etcopy.device = #etcopy.device<cuda:0>}
+func.func @explicit_access(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %d = etcopy.h2d %x : tensor<4xf32> -> tensor<4xf32, #etcopy.device<cuda:0>>
+  %a = func.call @explicit(%d) : (tensor<4xf32, #etcopy.device<cuda:0>>) -> tensor<4xf32, #etcopy.device<cuda:0>>
+  %b = func.call @explicit(%d) : (tensor<4xf32, #etcopy.device<cuda:0>>) -> tensor<4xf32, #etcopy.device<cuda:0>>
+  %h = etcopy.d2h %b : tensor<4xf32, #etcopy.device<cuda:0>> -> tensor<4xf32>
+  return %h : tensor<4xf32>
+}
+
+// -----
+
+// Negative case: the contract covers delegates only. A host function's
+// result may alias anything, so the buffers it could alias are freed behind
+// a run-time pointer comparison, as upstream's deallocation does.
+// CHECK-LABEL: func.func @host_call
+// CHECK: %[[D:.*]] = memref.alloc() {{.*}}: memref<4xf32, #etcopy.device<cuda:0>>
+// CHECK: %[[R:.*]] = call @host_identity
+// CHECK: %[[P:.*]] = memref.extract_aligned_pointer_as_index %[[D]]
+// CHECK: %[[Q:.*]] = memref.extract_aligned_pointer_as_index %[[R]]
+// CHECK: %[[NE:.*]] = arith.cmpi ne, %[[P]], %[[Q]]
+// CHECK: scf.if %[[NE]] {
+// CHECK-NEXT: memref.dealloc %[[D]]
+func.func private @host_identity(tensor<4xf32>) -> tensor<4xf32>
+func.func @host_call(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %d = etcopy.h2d %x : tensor<4xf32> -> tensor<4xf32, #etcopy.device<cuda:0>>
+  %h = etcopy.d2h %d : tensor<4xf32, #etcopy.device<cuda:0>> -> tensor<4xf32>
+  %r = func.call @host_identity(%h) : (tensor<4xf32>) -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+// Memref-level input that frees its own buffers is bufferized (nothing to
+// do) and keeps its deallocations as they are.
+// CHECK-LABEL: func.func @memref_level
+// CHECK: %[[D:.*]] = memref.alloc() : memref<4xf32, #etcopy.device<cuda:0>>
+// CHECK-NEXT: etcopy.h2d %{{.*}}, %[[D]]
+// CHECK-NEXT: memref.dealloc %[[D]]
+// CHECK-NEXT: return
+func.func @memref_level(%x: memref<4xf32>) {
+  %d = memref.alloc() : memref<4xf32, #etcopy.device<cuda:0>>
+  etcopy.h2d %x, %d : memref<4xf32> -> memref<4xf32, #etcopy.device<cuda:0>>
+  memref.dealloc %d : memref<4xf32, #etcopy.device<cuda:0>>
+  return
+}
