@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Runs the examples of the docs, so that they cannot rot.
 
-Every ```mlir block of a page is handed to etcopy-opt and must parse and
-verify. A block preceded by a directive comment is instead the expected
-output of running etcopy-opt on the nearest preceding plain block:
+Every ```mlir block of a page is handed to etcopy-opt on its own and must
+parse and verify; a failure names the page, line, block number and the
+section it is in. A block preceded by a directive comment is instead the
+expected output of running etcopy-opt on the nearest preceding plain block:
 
     <!-- run: --etcopy-to-cuda -->                 full output
     <!-- run: --etcopy-to-cuda; grep: @cuda -->    only lines matching a regex
@@ -16,7 +17,8 @@ Debian 12's plain clang is clang 14, which rejects LLVM 22's IR.
 
 checks (exit 1 with a diff on drift), or with --update rewrites the
 expected blocks from the current etcopy-opt. A DIR stands for every *.md
-directly in it, so that new pages are checked without naming them.
+directly in it, so that new pages are checked without naming them. It
+prints how many blocks of each kind every page has.
 """
 import argparse
 import difflib
@@ -77,21 +79,35 @@ def run(etcopy_opt, args, text):
     return proc.returncode, proc.stdout, proc.stderr
 
 
+def section(page, offset):
+    """The last Markdown heading before `offset`, outside code blocks."""
+    prose = FENCE.sub(lambda m: re.sub(r"[^\n]", " ", m.group()),
+                      page[:offset])
+    headings = re.findall(r"^#+ .*$", prose, re.M)
+    return headings[-1] if headings else "(no heading)"
+
+
 def process(path, etcopy_opt, update):
     with open(path) as f:
         page = f.read()
     errors = check_clang(path, page)
     source = None
     pieces, last = [], 0
-    for match in BLOCK.finditer(page):
+    examples = outputs = 0
+    for number, match in enumerate(BLOCK.finditer(page), start=1):
         body = match.group("body")
         line = page.count("\n", 0, match.start("body")) + 1
         if match.group("args") is None:
+            examples += 1
             code, _, err = run(etcopy_opt, "", body)
             if code:
-                errors.append(f"{path}:{line}: example does not verify:\n{err}")
+                errors.append(
+                    f"{path}:{line}: mlir block {number}, under "
+                    f"'{section(page, match.start())}', does not parse and "
+                    f"verify on its own:\n{err}")
             source = body
             continue
+        outputs += 1
         if source is None:
             errors.append(f"{path}:{line}: 'run:' block with no input above")
             continue
@@ -118,6 +134,8 @@ def process(path, etcopy_opt, update):
     if update and pieces:
         with open(path, "w") as f:
             f.write("".join(pieces) + page[last:])
+    print(f"{path}: {examples} mlir examples, {outputs} expected outputs",
+          flush=True)
     return errors
 
 
