@@ -65,6 +65,7 @@ config.substitutions.extend([
     ("%cuda_sim_include",
      os.path.join(config.etcopy_src_root, "lib", "Runtime", "CudaSim")),
     ("%mlir_include", config.mlir_include_dir),
+    ("%llvm_lib_dir", config.llvm_lib_dir),
     ("%mlir_runner_utils", runner_utils),
     ("%mlir_c_runner_utils", c_runner_utils),
     ("%cudart_dir", os.path.dirname(config.cudart_library)),

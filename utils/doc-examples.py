@@ -1,20 +1,28 @@
 #!/usr/bin/env python3
-"""Runs the MLIR examples of hand-written docs, so that they cannot rot.
+"""Runs the examples of the docs, so that they cannot rot.
 
-Every ```mlir block of a page is handed to etcopy-opt and must parse and
-verify. A block preceded by a directive comment is instead the expected
-output of running etcopy-opt on the nearest preceding plain block:
+Every ```mlir block of a page is handed to etcopy-opt on its own and must
+parse and verify; a failure names the page, line, block number and the
+section it is in. A block preceded by a directive comment is instead the
+expected output of running etcopy-opt on the nearest preceding plain block:
 
     <!-- run: --etcopy-to-cuda -->                 full output
     <!-- run: --etcopy-to-cuda; grep: @cuda -->    only lines matching a regex
 
-  doc-examples.py --etcopy-opt BIN [--update] PAGE.md...
+Code of any kind (fenced blocks and `inline code`) that runs clang must
+name LLVM 22's: clang-22, clang++-22 or /usr/lib/llvm-22/bin/clang[++].
+Debian 12's plain clang is clang 14, which rejects LLVM 22's IR.
+
+  doc-examples.py --etcopy-opt BIN [--update] PAGE.md|DIR...
 
 checks (exit 1 with a diff on drift), or with --update rewrites the
-expected blocks from the current etcopy-opt.
+expected blocks from the current etcopy-opt. A DIR stands for every *.md
+directly in it, so that new pages are checked without naming them. It
+prints how many blocks of each kind every page has.
 """
 import argparse
 import difflib
+import os
 import re
 import shlex
 import subprocess
@@ -24,6 +32,46 @@ BLOCK = re.compile(
     r"(?:<!--\s*run:\s*(?P<args>[^;]*?)(?:;\s*grep:\s*(?P<grep>.*?))?\s*-->\n)?"
     r"```mlir\n(?P<body>.*?)```", re.S)
 
+# Code is fenced blocks (indented up to three spaces, as in lists) and inline
+# code spans outside them; a clang token is a bare or path-qualified clang
+# or clang++, which only LLVM 22's own directory may qualify.
+FENCE = re.compile(r"^ {0,3}```.*?^ {0,3}```", re.S | re.M)
+INLINE_CODE = re.compile(r"`([^`]+)`")
+CLANG = re.compile(r"(?:\S*/)?clang(?:\+\+)?")
+LLVM_BIN = "/usr/lib/llvm-22/bin/"
+
+
+def check_clang(path, page):
+    """Errors for code that runs a clang other than LLVM 22's."""
+    snippets = [(m.start(), m.group()) for m in FENCE.finditer(page)]
+    prose = FENCE.sub(lambda m: re.sub(r"[^\n]", " ", m.group()), page)
+    snippets += [(m.start(1), m.group(1)) for m in INLINE_CODE.finditer(prose)]
+    errors = []
+    for start, code in sorted(snippets):
+        for token in re.finditer(r"[^\s;|&()'\"]+", code):
+            name = token.group()
+            if CLANG.fullmatch(name) and not name.startswith(LLVM_BIN):
+                line = page.count("\n", 0, start + token.start()) + 1
+                errors.append(
+                    f"{path}:{line}: '{name}' may be Debian 12's clang 14, "
+                    f"which rejects LLVM 22 IR; write "
+                    f"{os.path.basename(name)}-22 or "
+                    f"{LLVM_BIN}{os.path.basename(name)}")
+    return errors
+
+
+def expand_pages(paths):
+    """PAGE.md stays; a directory becomes the *.md files directly in it."""
+    pages = []
+    for path in paths:
+        if os.path.isdir(path):
+            pages += sorted(os.path.join(path, name)
+                            for name in os.listdir(path)
+                            if name.endswith(".md"))
+        else:
+            pages.append(path)
+    return pages
+
 
 def run(etcopy_opt, args, text):
     proc = subprocess.run([etcopy_opt, *shlex.split(args), "-"], input=text,
@@ -31,21 +79,35 @@ def run(etcopy_opt, args, text):
     return proc.returncode, proc.stdout, proc.stderr
 
 
+def section(page, offset):
+    """The last Markdown heading before `offset`, outside code blocks."""
+    prose = FENCE.sub(lambda m: re.sub(r"[^\n]", " ", m.group()),
+                      page[:offset])
+    headings = re.findall(r"^#+ .*$", prose, re.M)
+    return headings[-1] if headings else "(no heading)"
+
+
 def process(path, etcopy_opt, update):
     with open(path) as f:
         page = f.read()
-    errors = []
+    errors = check_clang(path, page)
     source = None
     pieces, last = [], 0
-    for match in BLOCK.finditer(page):
+    examples = outputs = 0
+    for number, match in enumerate(BLOCK.finditer(page), start=1):
         body = match.group("body")
         line = page.count("\n", 0, match.start("body")) + 1
         if match.group("args") is None:
+            examples += 1
             code, _, err = run(etcopy_opt, "", body)
             if code:
-                errors.append(f"{path}:{line}: example does not verify:\n{err}")
+                errors.append(
+                    f"{path}:{line}: mlir block {number}, under "
+                    f"'{section(page, match.start())}', does not parse and "
+                    f"verify on its own:\n{err}")
             source = body
             continue
+        outputs += 1
         if source is None:
             errors.append(f"{path}:{line}: 'run:' block with no input above")
             continue
@@ -72,6 +134,8 @@ def process(path, etcopy_opt, update):
     if update and pieces:
         with open(path, "w") as f:
             f.write("".join(pieces) + page[last:])
+    print(f"{path}: {examples} mlir examples, {outputs} expected outputs",
+          flush=True)
     return errors
 
 
@@ -79,10 +143,10 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--etcopy-opt", required=True)
     parser.add_argument("--update", action="store_true")
-    parser.add_argument("pages", nargs="+")
+    parser.add_argument("pages", nargs="+", metavar="PAGE.md|DIR")
     options = parser.parse_args()
     errors = []
-    for page in options.pages:
+    for page in expand_pages(options.pages):
         errors += process(page, options.etcopy_opt, options.update)
     for error in errors:
         print(error, file=sys.stderr)

@@ -43,18 +43,31 @@ def ConvertEtCopyToGPU : Pass<"convert-etcopy-to-gpu", "::mlir::ModuleOp"> {
     cannot be expressed that way and is an error.
 
     ```mlir
-    // Input (out-form copy into a device allocation, read back):
-    %d = memref.alloc() : memref<4xf32, #etcopy.device<cuda:0>>
-    etcopy.h2d %h, %d : memref<4xf32> -> memref<4xf32, #etcopy.device<cuda:0>>
-    etcopy.d2h %d, %h : memref<4xf32, #etcopy.device<cuda:0>> -> memref<4xf32>
-    %v = memref.load %h[%i] : memref<4xf32>
-    // Output:
-    %t0 = gpu.wait async
-    %d, %t1 = gpu.alloc async [%t0] () : memref<4xf32, #etcopy.device<cuda:0>>
-    %t2 = gpu.memcpy async [%t1] %d, %h : memref<4xf32, #etcopy.device<cuda:0>>, memref<4xf32>
-    %t3 = gpu.memcpy async [%t2] %h, %d : memref<4xf32>, memref<4xf32, #etcopy.device<cuda:0>>
-    gpu.wait [%t3]
-    %v = memref.load %h[%i] : memref<4xf32>
+    // An out-form copy into a device allocation, read back on the host.
+    func.func @read_back(%h: memref<4xf32>, %i: index) -> f32 {
+      %d = memref.alloc() : memref<4xf32, #etcopy.device<cuda:0>>
+      etcopy.h2d %h, %d : memref<4xf32> -> memref<4xf32, #etcopy.device<cuda:0>>
+      etcopy.d2h %d, %h : memref<4xf32, #etcopy.device<cuda:0>> -> memref<4xf32>
+      memref.dealloc %d : memref<4xf32, #etcopy.device<cuda:0>>
+      %v = memref.load %h[%i] : memref<4xf32>
+      return %v : f32
+    }
+    ```
+
+    becomes
+
+    ```mlir
+    // One chain of tokens; the host waits once, before the load.
+    func.func @read_back(%h: memref<4xf32>, %i: index) -> f32 {
+      %t0 = gpu.wait async
+      %d, %t1 = gpu.alloc async [%t0] () : memref<4xf32, #etcopy.device<cuda:0>>
+      %t2 = gpu.memcpy async [%t1] %d, %h : memref<4xf32, #etcopy.device<cuda:0>>, memref<4xf32>
+      %t3 = gpu.memcpy async [%t2] %h, %d : memref<4xf32>, memref<4xf32, #etcopy.device<cuda:0>>
+      %t4 = gpu.dealloc async [%t3] %d : memref<4xf32, #etcopy.device<cuda:0>>
+      gpu.wait [%t4]
+      %v = memref.load %h[%i] : memref<4xf32>
+      return %v : f32
+    }
     ```
   }];
   let dependentDialects = ["::mlir::gpu::GPUDialect",

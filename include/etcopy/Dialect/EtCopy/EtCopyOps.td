@@ -100,10 +100,15 @@ def EtCopy_H2DOp : EtCopy_CopyOp<"h2d"> {
     its destination; bufferization turns the functional form into it.
 
     ```mlir
-    // Functional form.
-    %d = etcopy.h2d %h : tensor<2x?xf32> -> tensor<2x?xf32, #etcopy.device<cuda:0>>
-    // Out form: writes %dst.
-    etcopy.h2d %src, %dst : memref<2x3xf32> -> memref<2x3xf32, #etcopy.device<cuda:0>>
+    func.func @upload(%h: tensor<2x?xf32>, %src: memref<2x3xf32>,
+                      %dst: memref<2x3xf32, #etcopy.device<cuda:0>>)
+        -> tensor<2x?xf32, #etcopy.device<cuda:0>> {
+      // Functional form.
+      %d = etcopy.h2d %h : tensor<2x?xf32> -> tensor<2x?xf32, #etcopy.device<cuda:0>>
+      // Out form: writes %dst.
+      etcopy.h2d %src, %dst : memref<2x3xf32> -> memref<2x3xf32, #etcopy.device<cuda:0>>
+      return %d : tensor<2x?xf32, #etcopy.device<cuda:0>>
+    }
     ```
   }] # EtCopy_CopyConstraints<"source", "target (result or destination)">.text;
 }
@@ -120,10 +125,15 @@ def EtCopy_D2HOp : EtCopy_CopyOp<"d2h"> {
     and writes its destination.
 
     ```mlir
-    // Functional form.
-    %b = etcopy.d2h %d : tensor<2x?xf32, #etcopy.device<cuda:0>> -> tensor<2x?xf32>
-    // Out form: writes %dst.
-    etcopy.d2h %src, %dst : memref<2x3xf32, #etcopy.device<cuda:0>> -> memref<2x3xf32>
+    func.func @download(%d: tensor<2x?xf32, #etcopy.device<cuda:0>>,
+                        %src: memref<2x3xf32, #etcopy.device<cuda:0>>,
+                        %dst: memref<2x3xf32>) -> tensor<2x?xf32> {
+      // Functional form.
+      %b = etcopy.d2h %d : tensor<2x?xf32, #etcopy.device<cuda:0>> -> tensor<2x?xf32>
+      // Out form: writes %dst.
+      etcopy.d2h %src, %dst : memref<2x3xf32, #etcopy.device<cuda:0>> -> memref<2x3xf32>
+      return %b : tensor<2x?xf32>
+    }
     ```
   }] # EtCopy_CopyConstraints<"target (result or destination)", "source">.text;
 }

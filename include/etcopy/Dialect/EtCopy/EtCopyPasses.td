@@ -92,6 +92,10 @@ def EtCopyPropagateDevice : Pass<"etcopy-propagate-device", "::mlir::ModuleOp"> 
     method keeps its data on the device and has no copy at all:
 
     ```mlir
+    func.func private @encode(tensor<4xf32, #etcopy.device<cuda:0>>, tensor<4xf32, #etcopy.device<cuda:0>>) -> tensor<4xf32, #etcopy.device<cuda:0>>
+        attributes {etcopy.device = #etcopy.device<cuda:0>}
+    func.func private @decode(tensor<4xf32, #etcopy.device<cuda:0>>) -> tensor<4xf32, #etcopy.device<cuda:0>>
+        attributes {etcopy.device = #etcopy.device<cuda:0>}
     func.func @method(%x: tensor<4xf32, #etcopy.device<cuda:0>>, %w: tensor<4xf32, #etcopy.device<cuda:0>>) -> tensor<4xf32, #etcopy.device<cuda:0>> {
       %e = func.call @encode(%x, %w) : (tensor<4xf32, #etcopy.device<cuda:0>>, tensor<4xf32, #etcopy.device<cuda:0>>) -> tensor<4xf32, #etcopy.device<cuda:0>>
       %d = func.call @decode(%e) : (tensor<4xf32, #etcopy.device<cuda:0>>) -> tensor<4xf32, #etcopy.device<cuda:0>>
@@ -177,6 +181,7 @@ def EtCopyOptimizeTransfers
     becomes (three copies per iteration become three in all)
 
     ```mlir
+    func.func private @step(tensor<4xf32, #etcopy.device<cuda:0>>, tensor<4xf32, #etcopy.device<cuda:0>>) -> tensor<4xf32, #etcopy.device<cuda:0>>
     func.func @loop(%s0: tensor<4xf32>, %w: tensor<4xf32>, %n: index) -> tensor<4xf32> {
       %c0 = arith.constant 0 : index
       %c1 = arith.constant 1 : index
