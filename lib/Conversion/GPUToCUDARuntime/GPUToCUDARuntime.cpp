@@ -403,6 +403,63 @@ constexpr StringLiteral kStreamJoin = R"mlir(
   }
 )mlir";
 
+/// Makes a delegate's device current around a call to it, and restores the
+/// device that was current before: what the delegate calling contract
+/// promises the delegate, whatever device the caller's last op selected.
+constexpr StringLiteral kDelegateDevice = R"mlir(
+  llvm.mlir.global linkonce_odr constant @__etcopy_name_cudaGetDevice(
+      "cudaGetDevice\00") {addr_space = 0 : i32}
+  llvm.mlir.global linkonce_odr constant @__etcopy_name_cudaSetDevice(
+      "cudaSetDevice\00") {addr_space = 0 : i32}
+  llvm.mlir.global linkonce_odr constant @__etcopy_what_enter_delegate(
+      "make the delegate's device current\00") {addr_space = 0 : i32}
+  llvm.mlir.global linkonce_odr constant @__etcopy_what_leave_delegate(
+      "restore the device after the delegate\00") {addr_space = 0 : i32}
+
+  // Makes `device` current; returns the device current before (`device`
+  // itself if the error policy returns after a failure).
+  llvm.func linkonce_odr @__etcopy_enter_device(%device: i32,
+      %loc: !llvm.ptr) -> i32 {
+    %one = llvm.mlir.constant(1 : i64) : i64
+    %zero = llvm.mlir.constant(0 : i64) : i64
+    %what = llvm.mlir.addressof @__etcopy_what_enter_delegate : !llvm.ptr
+    %slot = llvm.alloca %one x i32 : (i64) -> !llvm.ptr
+    llvm.store %device, %slot : i32, !llvm.ptr
+    %e0 = llvm.call @cudaGetDevice(%slot) : (!llvm.ptr) -> i32
+    %n0 = llvm.mlir.addressof @__etcopy_name_cudaGetDevice : !llvm.ptr
+    llvm.call @__etcopy_cuda_check(%e0, %loc, %n0, %what, %zero)
+        : (i32, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64) -> ()
+    %previous = llvm.load %slot : !llvm.ptr -> i32
+    %same = llvm.icmp "eq" %previous, %device : i32
+    llvm.cond_br %same, ^done, ^switch
+  ^switch:
+    %e1 = llvm.call @cudaSetDevice(%device) : (i32) -> i32
+    %n1 = llvm.mlir.addressof @__etcopy_name_cudaSetDevice : !llvm.ptr
+    llvm.call @__etcopy_cuda_check(%e1, %loc, %n1, %what, %zero)
+        : (i32, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64) -> ()
+    llvm.br ^done
+  ^done:
+    llvm.return %previous : i32
+  }
+
+  // Makes `previous` current again after a call on `device`.
+  llvm.func linkonce_odr @__etcopy_leave_device(%previous: i32, %device: i32,
+      %loc: !llvm.ptr) {
+    %same = llvm.icmp "eq" %previous, %device : i32
+    llvm.cond_br %same, ^done, ^switch
+  ^switch:
+    %zero = llvm.mlir.constant(0 : i64) : i64
+    %what = llvm.mlir.addressof @__etcopy_what_leave_delegate : !llvm.ptr
+    %e = llvm.call @cudaSetDevice(%previous) : (i32) -> i32
+    %n = llvm.mlir.addressof @__etcopy_name_cudaSetDevice : !llvm.ptr
+    llvm.call @__etcopy_cuda_check(%e, %loc, %n, %what, %zero)
+        : (i32, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64) -> ()
+    llvm.br ^done
+  ^done:
+    llvm.return
+  }
+)mlir";
+
 //===----------------------------------------------------------------------===//
 // Placement of gpu-op operands.
 //===----------------------------------------------------------------------===//
@@ -829,9 +886,11 @@ LogicalResult validate(ModuleOp module) {
 }
 
 /// Creates the streams of `func` at its entry, their teardown before each
-/// return, and the plan of each runtime op in it.
-void planFunction(func::FuncOp func, ArrayRef<Operation *> runtimeOps,
-                  RuntimeSupport &support, PlanMap &plans) {
+/// return, and the plan of each runtime op in it. Returns the device the
+/// function makes current at entry and keeps current between its ops (when
+/// it uses exactly one explicit device), else -1.
+int64_t planFunction(func::FuncOp func, ArrayRef<Operation *> runtimeOps,
+                     RuntimeSupport &support, PlanMap &plans) {
   Location loc = func.getLoc();
   OpBuilder builder(func.getContext());
   Block &entry = func.getBody().front();
@@ -926,6 +985,41 @@ void planFunction(func::FuncOp func, ArrayRef<Operation *> runtimeOps,
     plan.sizesArray = makeArray();
     plan.dstStridesArray = makeArray();
     plan.srcStridesArray = makeArray();
+  }
+  if (numExplicit != 1)
+    return -1;
+  return *llvm::find_if(keys, [](int64_t key) { return key >= 0; });
+}
+
+/// Makes each delegate's device current around the calls to it, and
+/// restores the previous device after; nothing where the calling function
+/// keeps that device current anyway (`homeDevices`).
+void switchDevicesForDelegates(
+    ArrayRef<std::pair<func::CallOp, DeviceAttr>> delegateCalls,
+    const DenseMap<Operation *, int64_t> &homeDevices,
+    RuntimeSupport &support) {
+  for (auto [call, device] : delegateCalls) {
+    auto caller = call->getParentOfType<func::FuncOp>();
+    int64_t ordinal = device.getOrdinal();
+    auto home = homeDevices.find(caller);
+    if (home != homeDevices.end() && home->second == ordinal)
+      continue;
+    OpBuilder builder(call);
+    Location loc = call.getLoc();
+    Value where = LLVM::AddressOfOp::create(
+        builder, loc,
+        support.getString(builder, formatLocation(loc)));
+    Value deviceValue =
+        LLVM::ConstantOp::create(builder, loc, builder.getI32Type(), ordinal);
+    Value previous =
+        LLVM::CallOp::create(builder, loc,
+                             support.getFunction("__etcopy_enter_device"),
+                             ValueRange{deviceValue, where})
+            .getResult();
+    builder.setInsertionPointAfter(call);
+    LLVM::CallOp::create(builder, loc,
+                         support.getFunction("__etcopy_leave_device"),
+                         ValueRange{previous, deviceValue, where});
   }
 }
 
@@ -1248,19 +1342,33 @@ void ConvertGPUToCUDARuntimePass::runOnOperation() {
                           !isContiguous(copy.getDst().getType());
   });
 
+  // Calls to delegates, which must run on their device.
+  SmallVector<std::pair<func::CallOp, DeviceAttr>> delegateCalls;
+  {
+    SymbolTable symbols(module);
+    module.walk([&](func::CallOp call) {
+      if (auto callee = symbols.lookup<func::FuncOp>(call.getCallee()))
+        if (DeviceAttr device = getDelegateDevice(callee))
+          delegateCalls.emplace_back(call, device);
+    });
+  }
+
   RuntimeSupport support(module);
   PlanMap plans;
-  if (!work.empty()) {
+  DenseMap<Operation *, int64_t> homeDevices;
+  if (!work.empty() || !delegateCalls.empty()) {
     if (failed(support.addChunk(kRuntimeDeclarations)) ||
-        (needsStridedCopy && failed(support.addChunk(kStridedCopy))))
+        (needsStridedCopy && failed(support.addChunk(kStridedCopy))) ||
+        (!delegateCalls.empty() && failed(support.addChunk(kDelegateDevice))))
       return signalPassFailure();
     for (auto &[func, ops] : work) {
-      planFunction(func, ops, support, plans);
+      homeDevices[func] = planFunction(func, ops, support, plans);
       needsStreamJoin |= plans[ops.front()].multiStream;
     }
     if (needsStreamJoin && failed(support.addChunk(kStreamJoin)))
       return signalPassFailure();
     numStreams = work.size();
+    switchDevicesForDelegates(delegateCalls, homeDevices, support);
   }
 
   // Lower the runtime ops and, with the dialects' own patterns, the rest.

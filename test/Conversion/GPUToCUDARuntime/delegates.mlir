@@ -1,0 +1,92 @@
+// RUN: etcopy-opt %s --convert-gpu-to-cuda-runtime | FileCheck %s --implicit-check-not=#etcopy
+
+// A delegate runs with its device current: the call is bracketed by
+// __etcopy_enter_device (select the device, return the previous one) and
+// __etcopy_leave_device (restore it), except where the caller keeps that
+// device current anyway (its only device).
+
+func.func private @on0(memref<4xf32, #etcopy.device<cuda:0>>)
+    attributes {etcopy.device = #etcopy.device<cuda:0>}
+func.func private @on1(memref<4xf32, #etcopy.device<cuda:1>>)
+    attributes {etcopy.device = #etcopy.device<cuda:1>}
+func.func private @host(memref<4xf32>)
+func.func private @cpu_placed(memref<4xf32>)
+    attributes {etcopy.device = #etcopy.device<cpu>}
+
+// The caller selects cuda:0 at entry for its own work and keeps it current:
+// a call on cuda:0 needs nothing, a call on cuda:1 switches and restores.
+// CHECK-LABEL: llvm.func @home_device
+// CHECK-NOT: __etcopy_enter_device
+// CHECK: llvm.call @on0(
+// CHECK-NEXT: %[[WHERE:.*]] = llvm.mlir.addressof @[[LOC:.*]] : !llvm.ptr
+// CHECK-NEXT: %[[ONE:.*]] = llvm.mlir.constant(1 : i32) : i32
+// CHECK-NEXT: %[[PREVIOUS:.*]] = llvm.call @__etcopy_enter_device(%[[ONE]], %[[WHERE]])
+// CHECK-NOT: llvm.call
+// CHECK: llvm.call @on1(
+// CHECK-NEXT: llvm.call @__etcopy_leave_device(%[[PREVIOUS]], %[[ONE]], %[[WHERE]])
+// Host functions, placed on the host or not, are called as they are.
+// CHECK-NOT: __etcopy_enter_device
+// CHECK: llvm.call @host(
+// CHECK-NOT: __etcopy_enter_device
+// CHECK: llvm.call @cpu_placed(
+func.func @home_device(%d0: memref<4xf32, #etcopy.device<cuda:0>>,
+                       %d1: memref<4xf32, #etcopy.device<cuda:1>>,
+                       %h: memref<4xf32>) {
+  %t = gpu.memcpy async %d0, %h : memref<4xf32, #etcopy.device<cuda:0>>, memref<4xf32>
+  gpu.wait [%t]
+  call @on0(%d0) : (memref<4xf32, #etcopy.device<cuda:0>>) -> ()
+  call @on1(%d1) : (memref<4xf32, #etcopy.device<cuda:1>>) -> ()
+  call @host(%h) : (memref<4xf32>) -> ()
+  call @cpu_placed(%h) : (memref<4xf32>) -> ()
+  return
+}
+
+// Without device work of its own, the caller does not know which device is
+// current: every delegate call selects its device.
+// CHECK-LABEL: llvm.func @no_device_work
+// CHECK: %[[ZERO:.*]] = llvm.mlir.constant(0 : i32) : i32
+// CHECK-NEXT: %[[PREVIOUS:.*]] = llvm.call @__etcopy_enter_device(%[[ZERO]], %{{.*}})
+// CHECK-NOT: llvm.call
+// CHECK: llvm.call @on0(
+// CHECK-NEXT: llvm.call @__etcopy_leave_device(%[[PREVIOUS]], %[[ZERO]], %{{.*}})
+func.func @no_device_work(%d0: memref<4xf32, #etcopy.device<cuda:0>>) {
+  call @on0(%d0) : (memref<4xf32, #etcopy.device<cuda:0>>) -> ()
+  return
+}
+
+// A function working on two devices switches per op, so no device is
+// current throughout: the call on cuda:0 selects it too.
+// CHECK-LABEL: llvm.func @two_devices
+// CHECK: llvm.call @__etcopy_enter_device(
+// CHECK-NOT: llvm.call
+// CHECK: llvm.call @on0(
+// CHECK-NEXT: llvm.call @__etcopy_leave_device(
+func.func @two_devices(%d0: memref<4xf32, #etcopy.device<cuda:0>>,
+                       %d1: memref<4xf32, #etcopy.device<cuda:1>>) {
+  %t = gpu.memcpy async %d1, %d0 : memref<4xf32, #etcopy.device<cuda:1>>, memref<4xf32, #etcopy.device<cuda:0>>
+  gpu.wait [%t]
+  call @on0(%d0) : (memref<4xf32, #etcopy.device<cuda:0>>) -> ()
+  return
+}
+
+// The support functions: the previous device is read with cudaGetDevice
+// into a slot that holds the target device if the call fails; every call is
+// checked with the call site's location.
+// CHECK-LABEL: llvm.func linkonce_odr @__etcopy_enter_device
+// CHECK-SAME: (%[[DEVICE:.*]]: i32, %[[AT:.*]]: !llvm.ptr) -> i32
+// CHECK: %[[SLOT:.*]] = llvm.alloca
+// CHECK-NEXT: llvm.store %[[DEVICE]], %[[SLOT]]
+// CHECK-NEXT: %[[E0:.*]] = llvm.call @cudaGetDevice(%[[SLOT]])
+// CHECK: llvm.call @__etcopy_cuda_check(%[[E0]], %[[AT]],
+// CHECK: %[[OLD:.*]] = llvm.load %[[SLOT]]
+// CHECK: llvm.icmp "eq" %[[OLD]], %[[DEVICE]]
+// CHECK: %[[E1:.*]] = llvm.call @cudaSetDevice(%[[DEVICE]])
+// CHECK: llvm.call @__etcopy_cuda_check(%[[E1]], %[[AT]],
+// CHECK: llvm.return %[[OLD]]
+// CHECK-LABEL: llvm.func linkonce_odr @__etcopy_leave_device
+// CHECK-SAME: (%[[OLD2:.*]]: i32, %[[DEVICE2:.*]]: i32, %[[AT2:.*]]: !llvm.ptr)
+// CHECK: llvm.icmp "eq" %[[OLD2]], %[[DEVICE2]]
+// CHECK: %[[E2:.*]] = llvm.call @cudaSetDevice(%[[OLD2]])
+// CHECK: llvm.call @__etcopy_cuda_check(%[[E2]], %[[AT2]],
+// The location strings follow, the call site's among them.
+// CHECK: llvm.mlir.global internal constant @[[LOC]]("{{.*}}delegates.mlir:{{[0-9]+}}:3\00")
