@@ -1,12 +1,14 @@
-//===- main.cpp - Run a method with caller-owned arenas ---------*- C++ -*-===//
+//===- main.cpp - Run a compiled method from its metadata ------*- C++ -*-===//
 //
-// A host program for code compiled ahead of time by etcopy with
-// --etcopy-plan-device-memory=arena-ownership=caller: it reads the arena
-// metadata the compiler exported (method_etcopy_arenas), allocates the arenas
-// once with the etcopy runtime, calls the method several times with them,
-// prints the results and frees everything. The CUDA Runtime API is the one
-// the program is linked against: the simulator (arena-host) or libcudart
-// (arena-host-cudart).
+// A host program for code compiled ahead of time by
+// `etcopy-opt --etcopy-to-cuda=arena-ownership=caller`. It reads what the
+// compiler exported next to the method: its signature
+// (method_etcopy_signature: which arguments are device memory) and its
+// planned arenas (method_etcopy_arenas). It allocates the arenas once with
+// the etcopy runtime, uploads the input the signature places on the device,
+// calls the method several times, prints the results and frees everything.
+// The CUDA Runtime API is the one the program is linked against: the
+// simulator (arena-host) or libcudart (arena-host-cudart).
 //
 //===----------------------------------------------------------------------===//
 
@@ -40,8 +42,9 @@ MemRef1D<T> describe(T *data, int64_t size) {
 
 extern "C" {
 // Exported by the compiled method (see method.mlir).
+extern const etcopy_method_signature method_etcopy_signature;
 extern const etcopy_function_arenas method_etcopy_arenas;
-// @method(%arena: memref<Nxi8, #etcopy.device<cuda:0>>, %in: memref<8xf32>,
+// @method(%arena: memref<512xi8, cuda:0>, %in: memref<8xf32, cuda:0>,
 //         %out: memref<8xf32>): the arena comes first (caller ownership).
 void _mlir_ciface_method(MemRef1D<int8_t> *arena, MemRef1D<float> *in,
                          MemRef1D<float> *out);
@@ -53,7 +56,21 @@ static int fail(const char *what, const Error &err) {
 }
 
 int main() {
-  // 1. What the method needs, from the metadata the compiler exported.
+  // 1. What the method takes, from the signature the compiler exported.
+  Expected<MethodSignature> signature = readSignature(method_etcopy_signature);
+  if (!signature)
+    return fail("signature", signature.takeError());
+  for (size_t i = 0; i < signature->arguments.size(); ++i)
+    std::printf("argument #%zu: %s\n", i,
+                toString(signature->arguments[i]).c_str());
+  if (signature->arguments.size() != 3 ||
+      signature->arguments[2].isOnDevice()) {
+    std::fprintf(stderr, "arena-host: unexpected signature\n");
+    return 1;
+  }
+  const ValueDescription &inputDescription = signature->arguments[1];
+
+  // 2. What memory it needs, from the arena metadata.
   const etcopy_function_arenas &metadata = method_etcopy_arenas;
   std::printf("method needs %llu arena(s)\n",
               static_cast<unsigned long long>(metadata.num_arenas));
@@ -71,9 +88,9 @@ int main() {
     return 1;
   }
 
-  // 2. A CUDA allocator over the CUDA Runtime API the process is linked with
-  // (the simulator or libcudart), so that the arenas come from the same
-  // runtime as the compiled code's streams and copies.
+  // 3. A CUDA allocator over the CUDA Runtime API the process is linked with
+  // (the simulator or libcudart), so that the arenas and inputs come from
+  // the same runtime as the compiled code's streams and copies.
   DeviceAllocatorRegistry registry;
   Expected<std::shared_ptr<CudaAllocator>> cuda = makeCudaAllocator();
   if (!cuda)
@@ -81,7 +98,7 @@ int main() {
   if (Error err = registry.registerAllocator(*cuda))
     return fail("register", err);
 
-  // 3. The arenas, allocated once (as ExecuTorch allocates planned buffers
+  // 4. The arenas, allocated once (as ExecuTorch allocates planned buffers
   // at method load time), freed when `arenas` goes out of scope.
   Expected<std::vector<DeviceBuffer>> arenas =
       allocateArenas(registry, metadata);
@@ -91,14 +108,27 @@ int main() {
   std::printf("allocated %zu bytes on %s\n", arena.size(),
               toString(arena.getDevice()).c_str());
 
-  // 4. Several calls reuse the same arena.
+  // 5. Several calls reuse the same arena. The input goes where the
+  // signature says the method reads it.
   for (int call = 0; call < 2; ++call) {
     std::vector<float> input(8), output(8, 0.0f);
     for (int i = 0; i < 8; ++i)
       input[i] = static_cast<float>(10 * call + i + 1);
+    DeviceBuffer uploaded;
+    float *inputData = input.data();
+    if (inputDescription.isOnDevice()) {
+      Expected<DeviceBuffer> buffer = makeDeviceInput(
+          registry, inputDescription.device.kind,
+          inputDescription.device.ordinal, input.data(),
+          input.size() * sizeof(float));
+      if (!buffer)
+        return fail("upload the input", buffer.takeError());
+      uploaded = std::move(*buffer);
+      inputData = static_cast<float *>(uploaded.data());
+    }
     auto arenaRef = describe(static_cast<int8_t *>(arena.data()),
                              static_cast<int64_t>(arena.size()));
-    auto inRef = describe(input.data(), 8);
+    auto inRef = describe(inputData, 8);
     auto outRef = describe(output.data(), 8);
     _mlir_ciface_method(&arenaRef, &inRef, &outRef);
     std::printf("call %d:", call);
@@ -107,7 +137,7 @@ int main() {
     std::printf("\n");
   }
 
-  // 5. Free the arena explicitly to observe a failing free.
+  // 6. Free the arena explicitly to observe a failing free.
   if (Error err = arena.reset())
     return fail("free arena", err);
   std::printf("done\n");

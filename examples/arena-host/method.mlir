@@ -1,17 +1,20 @@
-// The method that examples/arena-host runs: its buffers live on cuda:0.
-// Built with
-//   etcopy-opt method.mlir --etcopy-plan-device-memory=arena-ownership=caller \
-//     --etcopy-to-cuda | mlir-translate --mlir-to-llvmir
+// The method that examples/arena-host runs: its buffers live on cuda:0, and
+// it takes its input there too, as a method compiled with
+// skip-h2d-for-method-inputs does. Built with
+//   etcopy-opt method.mlir --etcopy-to-cuda=arena-ownership=caller \
+//     | mlir-translate --mlir-to-llvmir
 // the three device buffers become views of one caller-owned arena (a and c
 // share their bytes: their lifetimes do not overlap), so @method takes it as
-// a leading memref<512xi8> argument and exports @method_etcopy_arenas.
+// a leading memref<512xi8> argument and exports @method_etcopy_arenas, and
+// the signature @method_etcopy_signature tells the caller which arguments
+// are device memory.
 //
 // @method(in, out): out = the halves of `in` swapped, then rotated left by
 // one element, computed with copies on the device.
-func.func @method(%in: memref<8xf32>, %out: memref<8xf32>)
+func.func @method(%in: memref<8xf32, #etcopy.device<cuda:0>>, %out: memref<8xf32>)
     attributes {llvm.emit_c_interface} {
   %a = memref.alloc() : memref<8xf32, #etcopy.device<cuda:0>>
-  etcopy.h2d %in, %a : memref<8xf32> -> memref<8xf32, #etcopy.device<cuda:0>>
+  memref.copy %in, %a : memref<8xf32, #etcopy.device<cuda:0>> to memref<8xf32, #etcopy.device<cuda:0>>
 
   // b = a with its halves swapped.
   %b = memref.alloc() : memref<8xf32, #etcopy.device<cuda:0>>

@@ -235,6 +235,37 @@ TEST(CApiTest, ArenaSets) {
   EXPECT_LAST_ERROR_CONTAINS("no allocator registered for device kind 'cuda'");
 }
 
+TEST(CApiTest, MethodSignatures) {
+  // A method compiled with skip-h2d and caller-owned arenas: a cuda:0 arena,
+  // a device input, an index scalar; a host result.
+  const etcopy_value_desc values[] = {
+      {ETCOPY_VALUE_MEMREF, ETCOPY_DEVICE_CUDA, 0, 1, 1},
+      {ETCOPY_VALUE_MEMREF, ETCOPY_DEVICE_CUDA, 0, 2, 4},
+      {ETCOPY_VALUE_SCALAR, ETCOPY_DEVICE_CPU, 0, 0, 8},
+      {ETCOPY_VALUE_MEMREF, ETCOPY_DEVICE_CPU, 0, 1, 2}};
+  etcopy_method_signature signature = {3, values, 1, values + 3};
+  EXPECT_EQ(etcopy_signature_validate(&signature), ETCOPY_STATUS_OK)
+      << lastError();
+  EXPECT_EQ(etcopy_value_is_on_device(&values[0]), 1);
+  EXPECT_EQ(etcopy_value_is_on_device(&values[1]), 1);
+  EXPECT_EQ(etcopy_value_is_on_device(&values[2]), 0);
+  EXPECT_EQ(etcopy_value_is_on_device(&values[3]), 0);
+  EXPECT_EQ(etcopy_value_is_on_device(nullptr), 0);
+
+  // A bad entry is named.
+  etcopy_value_desc bad[] = {{ETCOPY_VALUE_MEMREF, ETCOPY_DEVICE_CUDA, 0, 1, 4},
+                             {7, ETCOPY_DEVICE_CPU, 0, 0, 4}};
+  signature = {2, bad, 0, nullptr};
+  EXPECT_EQ(etcopy_signature_validate(&signature),
+            ETCOPY_STATUS_INVALID_ARGUMENT);
+  EXPECT_LAST_ERROR_CONTAINS("argument #1: invalid value kind 7");
+  signature = {0, nullptr, 1, nullptr};
+  EXPECT_EQ(etcopy_signature_validate(&signature),
+            ETCOPY_STATUS_INVALID_ARGUMENT);
+  EXPECT_LAST_ERROR_CONTAINS("signature lists 1 result(s) but its array is null");
+  EXPECT_EQ(etcopy_signature_validate(nullptr), ETCOPY_STATUS_INVALID_ARGUMENT);
+}
+
 TEST(CApiTest, SimulatorThroughTheCApi) {
 #ifndef ETCOPY_HAVE_CUDA_SIM
   GTEST_SKIP() << "the CUDA simulator is not part of this build";

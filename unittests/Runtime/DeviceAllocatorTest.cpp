@@ -670,3 +670,70 @@ TEST(MethodIoTest, DeviceInputAndOutput) {
   ASSERT_FALSE(nullHost);
   EXPECT_EQ(nullHost.error().code(), ErrorCode::InvalidArgument);
 }
+
+//===----------------------------------------------------------------------===//
+// Method signatures
+//===----------------------------------------------------------------------===//
+
+TEST(SignatureTest, ReadsEveryKind) {
+  const etcopy_value_desc values[] = {
+      {ETCOPY_VALUE_MEMREF, ETCOPY_DEVICE_CUDA, 1, 2, 2},
+      {ETCOPY_VALUE_UNRANKED_MEMREF, ETCOPY_DEVICE_CPU, 0, 0, 4},
+      {ETCOPY_VALUE_SCALAR, ETCOPY_DEVICE_CPU, 0, 0, 8}};
+  Expected<MethodSignature> signature =
+      readSignature(etcopy_method_signature{2, values, 1, values + 2});
+  ASSERT_TRUE(signature) << signature.error().toString();
+  ASSERT_EQ(signature->arguments.size(), 2u);
+  ASSERT_EQ(signature->results.size(), 1u);
+  const ValueDescription &input = signature->arguments[0];
+  EXPECT_EQ(input.kind, ValueKind::MemRef);
+  EXPECT_EQ(input.device, (Device{DeviceKind::CUDA, 1}));
+  EXPECT_EQ(input.rank, 2);
+  EXPECT_EQ(input.elementBytes, 2u);
+  EXPECT_TRUE(input.isOnDevice());
+  EXPECT_FALSE(signature->arguments[1].isOnDevice());
+  EXPECT_FALSE(signature->results[0].isOnDevice());
+  EXPECT_EQ(toString(input), "rank-2 memref of 2-byte elements on cuda:1");
+  EXPECT_EQ(toString(signature->arguments[1]),
+            "unranked memref of 4-byte elements on cpu:0");
+  EXPECT_EQ(toString(signature->results[0]), "8-byte scalar");
+
+  Expected<MethodSignature> empty =
+      readSignature(etcopy_method_signature{0, nullptr, 0, nullptr});
+  ASSERT_TRUE(empty);
+  EXPECT_TRUE(empty->arguments.empty());
+}
+
+TEST(SignatureTest, RejectsBadEntries) {
+  auto expectRejected = [](etcopy_value_desc desc, const std::string &part) {
+    Expected<MethodSignature> signature =
+        readSignature(etcopy_method_signature{0, nullptr, 1, &desc});
+    ASSERT_FALSE(signature);
+    EXPECT_EQ(signature.error().code(), ErrorCode::InvalidArgument);
+    EXPECT_NE(signature.error().message().find(part), std::string::npos)
+        << signature.error().message();
+  };
+  expectRejected({3, ETCOPY_DEVICE_CPU, 0, 0, 4},
+                 "result #0: invalid value kind 3");
+  expectRejected({ETCOPY_VALUE_MEMREF, 9, 0, 1, 4},
+                 "result #0: invalid device kind value 9");
+  expectRejected({ETCOPY_VALUE_MEMREF, ETCOPY_DEVICE_CUDA, -1, 1, 4},
+                 "result #0: invalid ordinal -1 for cuda");
+  expectRejected({ETCOPY_VALUE_MEMREF, ETCOPY_DEVICE_CPU, 2, 1, 4},
+                 "result #0: invalid ordinal 2 for cpu");
+  expectRejected({ETCOPY_VALUE_SCALAR, ETCOPY_DEVICE_CUDA, 0, 0, 4},
+                 "result #0: a scalar cannot live on cuda:0");
+  expectRejected({ETCOPY_VALUE_SCALAR, ETCOPY_DEVICE_CPU, 0, 1, 4},
+                 "result #0: invalid rank 1");
+  expectRejected({ETCOPY_VALUE_MEMREF, ETCOPY_DEVICE_CPU, 0, -2, 4},
+                 "result #0: invalid rank -2");
+  expectRejected({ETCOPY_VALUE_MEMREF, ETCOPY_DEVICE_CPU, 0, 1, 0},
+                 "result #0: invalid element size 0");
+
+  Expected<MethodSignature> nullArray =
+      readSignature(etcopy_method_signature{2, nullptr, 0, nullptr});
+  ASSERT_FALSE(nullArray);
+  EXPECT_NE(nullArray.error().message().find(
+                "signature lists 2 argument(s) but its array is null"),
+            std::string::npos);
+}

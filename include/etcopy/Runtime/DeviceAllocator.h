@@ -355,6 +355,49 @@ ETCOPY_RUNTIME_EXPORT Error readDeviceOutput(DeviceAllocatorRegistry &registry,
                                              std::size_t nbytes,
                                              void *stream = nullptr);
 
+//===----------------------------------------------------------------------===//
+// Method signatures
+//===----------------------------------------------------------------------===//
+
+/// What an argument or result of a compiled method is. The values equal the
+/// C API's etcopy_value_kind.
+enum class ValueKind : int32_t {
+  Scalar = ETCOPY_VALUE_SCALAR,
+  MemRef = ETCOPY_VALUE_MEMREF,
+  UnrankedMemRef = ETCOPY_VALUE_UNRANKED_MEMREF,
+};
+
+/// One argument or result of a compiled method (etcopy_value_desc, checked).
+struct ValueDescription {
+  ValueKind kind = ValueKind::Scalar;
+  /// Where a memref's data lives; the host for a scalar.
+  Device device;
+  /// The rank of a ranked memref; 0 otherwise.
+  int rank = 0;
+  /// The bytes of one element of a memref, or of the scalar.
+  std::size_t elementBytes = 0;
+
+  /// True for a memref whose data is device memory: the caller passes (or
+  /// receives) a device pointer there.
+  bool isOnDevice() const {
+    return kind != ValueKind::Scalar && device.kind != DeviceKind::CPU;
+  }
+};
+
+/// "rank-2 memref of 4-byte elements on cuda:0", "8-byte scalar", ...
+ETCOPY_RUNTIME_EXPORT std::string toString(const ValueDescription &value);
+
+/// The arguments and results of a compiled method, in order.
+struct MethodSignature {
+  std::vector<ValueDescription> arguments;
+  std::vector<ValueDescription> results;
+};
+
+/// Reads the signature a method exports (`<method>_etcopy_signature`),
+/// checking every entry; InvalidArgument names the first bad one.
+ETCOPY_RUNTIME_EXPORT Expected<MethodSignature>
+readSignature(const etcopy_method_signature &signature);
+
 } // namespace etcopy::runtime
 
 #endif // ETCOPY_RUNTIME_DEVICEALLOCATOR_H

@@ -66,6 +66,39 @@ typedef struct etcopy_function_arenas {
   const etcopy_arena_desc *arenas;
 } etcopy_function_arenas;
 
+//===- Method signatures exported by compiled code ------------------------===//
+
+// What an argument or result of a compiled method is. Stable ABI values,
+// shared with the compiler's metadata (etcopy_value_desc::kind) and with
+// etcopy::runtime::ValueKind.
+typedef enum etcopy_value_kind {
+  ETCOPY_VALUE_SCALAR = 0,
+  ETCOPY_VALUE_MEMREF = 1,
+  ETCOPY_VALUE_UNRANKED_MEMREF = 2
+} etcopy_value_kind;
+
+// One argument or result of a compiled method: for a memref, where its data
+// lives (device_kind, ordinal), its rank (0 when unranked) and the bytes of
+// one element; for a scalar, the host and its size.
+typedef struct etcopy_value_desc {
+  int32_t kind;
+  int32_t device_kind;
+  int32_t ordinal;
+  int32_t rank;
+  int64_t element_bytes;
+} etcopy_value_desc;
+
+// The arguments and results of one compiled method, in order, exported as
+// `<method>_etcopy_signature` by etcopy-export-signatures. Under the
+// skip-h2d / skip-d2h options and with caller-owned arenas, some memrefs
+// are device memory: the caller passes (and receives) device pointers there.
+typedef struct etcopy_method_signature {
+  uint64_t num_arguments;
+  const etcopy_value_desc *arguments;
+  uint64_t num_results;
+  const etcopy_value_desc *results;
+} etcopy_method_signature;
+
 //===- Opaque handles -----------------------------------------------------===//
 
 // A map from device kind to allocator (etcopy::runtime::
@@ -234,6 +267,19 @@ etcopy_arena_set_pointers(const etcopy_arena_set *set, void *const **out);
 // Frees every arena and the handle. NULL does nothing.
 ETCOPY_RUNTIME_EXPORT etcopy_status
 etcopy_arena_set_destroy(etcopy_arena_set *set);
+
+//===- Method signatures --------------------------------------------------===//
+
+// Checks every entry of `signature` (kind, device kind, ordinal, rank, element
+// size): INVALID_ARGUMENT naming the first bad one, e.g. a signature read
+// from a different version of the compiler.
+ETCOPY_RUNTIME_EXPORT etcopy_status
+etcopy_signature_validate(const etcopy_method_signature *signature);
+
+// Whether `value` is a memref whose data is device memory: 1 if so, 0 for a
+// host memref, a scalar or NULL.
+ETCOPY_RUNTIME_EXPORT int etcopy_value_is_on_device(
+    const etcopy_value_desc *value);
 
 #ifdef __cplusplus
 } // extern "C"

@@ -863,3 +863,88 @@ etcopy::runtime::makeSimulatorAllocator() {
                std::string("cannot load the CUDA simulator ") +
                    kCudaSimulatorLibraryName + ":" + attempts);
 }
+
+//===----------------------------------------------------------------------===//
+// Method signatures
+//===----------------------------------------------------------------------===//
+
+std::string etcopy::runtime::toString(const ValueDescription &value) {
+  std::string bytes = std::to_string(value.elementBytes) + "-byte";
+  switch (value.kind) {
+  case ValueKind::Scalar:
+    return bytes + " scalar";
+  case ValueKind::MemRef:
+    return "rank-" + std::to_string(value.rank) + " memref of " + bytes +
+           " elements on " + toString(value.device);
+  case ValueKind::UnrankedMemRef:
+    return "unranked memref of " + bytes + " elements on " +
+           toString(value.device);
+  }
+  return "unknown value";
+}
+
+/// Checks one exported etcopy_value_desc; `what` names it in errors.
+static Expected<ValueDescription> readValue(const etcopy_value_desc &desc,
+                                            const std::string &what) {
+  ValueDescription value;
+  switch (desc.kind) {
+  case ETCOPY_VALUE_SCALAR:
+  case ETCOPY_VALUE_MEMREF:
+  case ETCOPY_VALUE_UNRANKED_MEMREF:
+    value.kind = static_cast<ValueKind>(desc.kind);
+    break;
+  default:
+    return invalidArgument(what + ": invalid value kind " +
+                           std::to_string(desc.kind) +
+                           " (0 scalar, 1 memref, 2 unranked memref)");
+  }
+  Expected<DeviceKind> kind = deviceKindFromValue(desc.device_kind);
+  if (!kind)
+    return Error(kind.error().code(), what + ": " + kind.error().message());
+  if (desc.ordinal < 0 || (*kind == DeviceKind::CPU && desc.ordinal != 0))
+    return invalidArgument(what + ": invalid ordinal " +
+                           std::to_string(desc.ordinal) + " for " +
+                           toString(*kind));
+  if (value.kind == ValueKind::Scalar && *kind != DeviceKind::CPU)
+    return invalidArgument(what + ": a scalar cannot live on " +
+                           toString(Device{*kind, desc.ordinal}));
+  if (desc.rank < 0 || (value.kind != ValueKind::MemRef && desc.rank != 0))
+    return invalidArgument(what + ": invalid rank " +
+                           std::to_string(desc.rank));
+  if (desc.element_bytes <= 0)
+    return invalidArgument(what + ": invalid element size " +
+                           std::to_string(desc.element_bytes));
+  value.device = Device{*kind, desc.ordinal};
+  value.rank = desc.rank;
+  value.elementBytes = static_cast<std::size_t>(desc.element_bytes);
+  return value;
+}
+
+Expected<MethodSignature>
+etcopy::runtime::readSignature(const etcopy_method_signature &signature) {
+  MethodSignature result;
+  struct List {
+    const char *name;
+    uint64_t count;
+    const etcopy_value_desc *entries;
+    std::vector<ValueDescription> &out;
+  } lists[] = {
+      {"argument", signature.num_arguments, signature.arguments,
+       result.arguments},
+      {"result", signature.num_results, signature.results, result.results},
+  };
+  for (List &list : lists) {
+    if (list.count != 0 && !list.entries)
+      return invalidArgument(std::string("signature lists ") +
+                             std::to_string(list.count) + " " + list.name +
+                             "(s) but its array is null");
+    for (uint64_t i = 0; i < list.count; ++i) {
+      Expected<ValueDescription> value = readValue(
+          list.entries[i], std::string(list.name) + " #" + std::to_string(i));
+      if (!value)
+        return value.takeError();
+      list.out.push_back(*value);
+    }
+  }
+  return result;
+}

@@ -443,3 +443,15 @@ etcopy_status etcopy_arena_set_destroy(etcopy_arena_set *set) {
   delete set;
   return finish(first);
 }
+
+etcopy_status
+etcopy_signature_validate(const etcopy_method_signature *signature) {
+  ETCOPY_REQUIRE(signature);
+  Expected<MethodSignature> read = readSignature(*signature);
+  return read ? succeed() : finish(read.error());
+}
+
+int etcopy_value_is_on_device(const etcopy_value_desc *value) {
+  return value && value->kind != ETCOPY_VALUE_SCALAR &&
+         value->device_kind != ETCOPY_DEVICE_CPU;
+}
