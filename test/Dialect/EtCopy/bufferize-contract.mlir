@@ -166,3 +166,51 @@ func.func @memref_level(%x: memref<4xf32>) {
   memref.dealloc %d : memref<4xf32, #etcopy.device<cuda:0>>
   return
 }
+
+// -----
+
+// A delegate's result aliases none of its operands (upstream must assume it
+// may alias every one of them): %s, read by both calls, is not copied even
+// though the first call's result is then written by the second.
+// The declaration stays a declaration (its temporary body is gone).
+// CHECK: func.func private @normalize({{.*}}) -> memref<64xf32, #etcopy.device<cuda:0>> attributes {etcopy.device = #etcopy.device<cuda:0>}{{$}}
+// CHECK-LABEL: func.func @result_written_later
+// CHECK: %[[D:.*]] = memref.alloc()
+// CHECK: %[[S:.*]] = memref.alloc()
+// CHECK-NOT: memref.copy
+// CHECK: %[[N:.*]] = call @normalize(%[[D]], %[[S]])
+// CHECK-NEXT: call @normalize(%[[N]], %[[S]])
+// CHECK-NOT: memref.copy
+// CHECK: return
+func.func private @normalize(tensor<64xf32, #etcopy.device<cuda:0>> {etcopy.writes},
+                             tensor<64xf32, #etcopy.device<cuda:0>>)
+    -> tensor<64xf32, #etcopy.device<cuda:0>>
+    attributes {etcopy.device = #etcopy.device<cuda:0>}
+func.func @result_written_later(%x: tensor<64xf32>, %scale: tensor<64xf32>) -> tensor<64xf32> {
+  %d = etcopy.h2d %x : tensor<64xf32> -> tensor<64xf32, #etcopy.device<cuda:0>>
+  %s = etcopy.h2d %scale : tensor<64xf32> -> tensor<64xf32, #etcopy.device<cuda:0>>
+  %n = func.call @normalize(%d, %s) : (tensor<64xf32, #etcopy.device<cuda:0>>, tensor<64xf32, #etcopy.device<cuda:0>>) -> tensor<64xf32, #etcopy.device<cuda:0>>
+  %m = func.call @normalize(%n, %s) : (tensor<64xf32, #etcopy.device<cuda:0>>, tensor<64xf32, #etcopy.device<cuda:0>>) -> tensor<64xf32, #etcopy.device<cuda:0>>
+  %h = etcopy.d2h %m : tensor<64xf32, #etcopy.device<cuda:0>> -> tensor<64xf32>
+  return %h : tensor<64xf32>
+}
+
+// -----
+
+// Dynamically shaped results and scalar results: the declaration still
+// returns fresh values.
+// CHECK: func.func private @split({{.*}}) -> (memref<?xf32, #etcopy.device<cuda:0>>, index) attributes {etcopy.device = #etcopy.device<cuda:0>}{{$}}
+// CHECK-LABEL: func.func @dynamic
+// CHECK: %[[D:.*]] = memref.alloc(%{{.*}}) {{.*}}: memref<?xf32, #etcopy.device<cuda:0>>
+// CHECK-NOT: memref.copy
+// CHECK: %[[R:.*]]:2 = call @split(%[[D]])
+// CHECK-NEXT: call @split(%[[R]]#0)
+func.func private @split(tensor<?xf32, #etcopy.device<cuda:0>> {etcopy.writes}) -> (tensor<?xf32, #etcopy.device<cuda:0>>, index)
+    attributes {etcopy.device = #etcopy.device<cuda:0>}
+func.func @dynamic(%x: tensor<?xf32>) -> index {
+  %d = etcopy.h2d %x : tensor<?xf32> -> tensor<?xf32, #etcopy.device<cuda:0>>
+  %r:2 = func.call @split(%d) : (tensor<?xf32, #etcopy.device<cuda:0>>) -> (tensor<?xf32, #etcopy.device<cuda:0>>, index)
+  %q:2 = func.call @split(%r#0) : (tensor<?xf32, #etcopy.device<cuda:0>>) -> (tensor<?xf32, #etcopy.device<cuda:0>>, index)
+  %sum = arith.addi %r#1, %q#1 : index
+  return %sum : index
+}

@@ -403,9 +403,12 @@ def EtCopyBufferize : Pass<"etcopy-bufferize", "::mlir::ModuleOp"> {
     (`"read-write"` with `etcopy.writes`), and each of a delegate
     definition `bufferization.writable = false` unless it carries
     `etcopy.writes` (a body that writes such an argument copies it first).
-    Calls to delegates thus bufferize without defensive copies of their
-    operands. An explicit `bufferization.access` or `bufferization.writable`
-    is kept.
+    A delegate declaration with tensor results gets, for the analysis only,
+    a body returning fresh tensors: without one, upstream must assume that
+    every result aliases every tensor argument, so that writing a
+    delegate's result would count as writing its operands. Calls to
+    delegates thus bufferize without defensive copies of their operands. An
+    explicit `bufferization.access` or `bufferization.writable` is kept.
 
     **Bufferization**: `one-shot-bufferize` with
     `bufferize-function-boundaries`, `use-encoding-for-memory-space` (the
@@ -471,6 +474,7 @@ def EtCopyBufferize : Pass<"etcopy-bufferize", "::mlir::ModuleOp"> {
     "::mlir::bufferization::BufferizationDialect",
     "::mlir::memref::MemRefDialect",
     "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect",
   ];
 }
 

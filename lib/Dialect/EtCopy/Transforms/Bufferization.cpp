@@ -25,6 +25,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
@@ -159,14 +160,50 @@ void mlir::etcopy::registerBufferizableOpInterfaceExternalModels(
 // The delegate calling contract
 //===----------------------------------------------------------------------===//
 
+/// Gives the declaration `function` a body that returns fresh values and
+/// touches no argument, so that One-Shot Bufferize's analysis sees what the
+/// contract promises: without a body, it must assume that every result may
+/// alias every tensor argument, which makes a buffer that a delegate reads
+/// look written whenever another delegate writes that delegate's result.
+/// The body is never executed: it is dropped after bufferization. Returns
+/// false, leaving the declaration alone, for result types it cannot make.
+static bool addContractBody(func::FuncOp function) {
+  OpBuilder builder(function.getContext());
+  Location loc = function.getLoc();
+  Block *body = function.addEntryBlock();
+  builder.setInsertionPointToStart(body);
+  SmallVector<Value> results;
+  for (Type type : function.getResultTypes()) {
+    if (auto tensor = dyn_cast<RankedTensorType>(type)) {
+      Value zero = arith::ConstantIndexOp::create(builder, loc, 0);
+      SmallVector<Value> sizes(tensor.getNumDynamicDims(), zero);
+      results.push_back(tensor::EmptyOp::create(builder, loc, tensor.getShape(),
+                                                tensor.getElementType(), sizes,
+                                                tensor.getEncoding()));
+      continue;
+    }
+    if (isa<IntegerType, IndexType, FloatType>(type)) {
+      results.push_back(arith::ConstantOp::create(
+          builder, loc, cast<TypedAttr>(builder.getZeroAttr(type))));
+      continue;
+    }
+    function.getBody().getBlocks().clear();
+    return false;
+  }
+  func::ReturnOp::create(builder, loc, results);
+  return true;
+}
+
 /// States the delegate contract to One-Shot Bufferize: a delegate
 /// declaration reads its tensor arguments (and writes those marked
-/// etcopy.writes); a delegate definition may not write the others in place.
-/// Explicit bufferization attributes win.
-static void applyDelegateContract(ModuleOp module) {
+/// etcopy.writes) and returns fresh buffers; a delegate definition may not
+/// write the others in place. Explicit bufferization attributes win.
+/// Returns the declarations given a temporary body (see addContractBody).
+static SmallVector<func::FuncOp> applyDelegateContract(ModuleOp module) {
   Builder builder(module.getContext());
   StringRef access = BufferizationDialect::kBufferAccessAttrName;
   StringRef writable = BufferizationDialect::kWritableAttrName;
+  SmallVector<func::FuncOp> withBody;
   for (auto function : module.getOps<func::FuncOp>()) {
     if (!getDelegateDevice(function))
       continue;
@@ -185,7 +222,13 @@ static void applyDelegateContract(ModuleOp module) {
         function.setArgAttr(index, writable, builder.getBoolAttr(false));
       }
     }
+    if (function.isExternal() &&
+        llvm::any_of(function.getResultTypes(),
+                     [](Type type) { return isa<TensorType>(type); }) &&
+        addContractBody(function))
+      withBody.push_back(function);
   }
+  return withBody;
 }
 
 namespace {
@@ -383,8 +426,11 @@ void BufferizePass::runOnOperation() {
     }
   }
 
-  applyDelegateContract(module);
-  if (failed(runPipeline(bufferize, module)))
+  SmallVector<func::FuncOp> contractBodies = applyDelegateContract(module);
+  LogicalResult bufferized = runPipeline(bufferize, module);
+  for (func::FuncOp function : contractBodies)
+    function.getBody().getBlocks().clear();
+  if (failed(bufferized))
     return signalPassFailure();
   if (!tensors)
     return;

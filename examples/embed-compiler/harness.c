@@ -1,0 +1,57 @@
+/*===- harness.c - Run the method embed-compiler compiled ----------------===*
+ *
+ * Links with the LLVM IR embed-compiler writes and a CUDA runtime (the
+ * simulator or libcudart). It implements the delegate @scale as a device
+ * delegate would (reading its input from device memory, returning a device
+ * buffer it allocated), calls @method and prints the result.
+ *
+ *===----------------------------------------------------------------------===*/
+
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* The two CUDA Runtime functions the delegate uses (cuda_runtime_api.h). */
+int cudaMalloc(void **devPtr, size_t size);
+int cudaMemcpy(void *dst, const void *src, size_t count, int kind);
+enum { kHostToDevice = 1, kDeviceToHost = 2 };
+
+typedef struct {
+  float *allocated;
+  float *aligned;
+  int64_t offset;
+  int64_t sizes[1];
+  int64_t strides[1];
+} MemRef1D;
+
+enum { N = 4 };
+
+/* @scale, on cuda:0: 2 * x. */
+void _mlir_ciface_scale(MemRef1D *result, MemRef1D *x) {
+  float values[N];
+  if (cudaMemcpy(values, x->aligned + x->offset, sizeof values,
+                 kDeviceToHost))
+    return;
+  for (int i = 0; i < N; ++i)
+    values[i] *= 2.0f;
+  float *data = NULL;
+  cudaMalloc((void **)&data, sizeof values);
+  cudaMemcpy(data, values, sizeof values, kHostToDevice);
+  *result = (MemRef1D){data, data, 0, {N}, {1}};
+}
+
+void _mlir_ciface_method(MemRef1D *result, MemRef1D *x);
+
+int main(void) {
+  float input[N] = {0.0f, 0.25f, 0.5f, 1.0f};
+  MemRef1D x = {input, input, 0, {N}, {1}}, result;
+  _mlir_ciface_method(&result, &x);
+  /* method(x) = sin(2x) + x, computed on the host from the device result. */
+  for (int i = 0; i < N; ++i) {
+    float expected = sinf(2.0f * input[i]) + input[i];
+    printf("method[%d] = %.4f (expected %.4f)\n", i,
+           result.aligned[result.offset + i], expected);
+  }
+  return 0;
+}
