@@ -48,6 +48,7 @@ enum cudaError {
   cudaErrorInvalidHostPointer = 16,
   cudaErrorInvalidDevicePointer = 17,
   cudaErrorInvalidMemcpyDirection = 21,
+  cudaErrorDevicesUnavailable = 46,
   cudaErrorNotYetImplemented = 31,
   cudaErrorStubLibrary = 34,
   cudaErrorInsufficientDriver = 35,

@@ -181,6 +181,8 @@ constexpr ErrorDescription kErrors[] = {
      "invalid device pointer"},
     {cudaErrorInvalidMemcpyDirection, "cudaErrorInvalidMemcpyDirection",
      "invalid copy direction for memcpy"},
+    {cudaErrorDevicesUnavailable, "cudaErrorDevicesUnavailable",
+     "CUDA-capable device(s) is/are busy or unavailable"},
     {cudaErrorNotYetImplemented, "cudaErrorNotYetImplemented",
      "feature not yet implemented"},
     {cudaErrorStubLibrary, "cudaErrorStubLibrary",
@@ -242,6 +244,98 @@ const ErrorDescription *findError(cudaError_t Error) {
 const char *errorName(cudaError_t Error) {
   const ErrorDescription *Entry = findError(Error);
   return Entry ? Entry->Name : kUnrecognizedError;
+}
+
+//===----------------------------------------------------------------------===//
+// Entry points and call kinds
+//===----------------------------------------------------------------------===//
+
+/// The kinds of API call that ETCOPY_CUDA_SIM_FAIL numbers and can fail, in
+/// the order the statistics list them.
+enum class CallKind : uint8_t {
+  Alloc,
+  Free,
+  Copy,
+  Batch,
+  Memset,
+  Stream,
+  Event,
+  Sync,
+  SetDevice,
+  HostAlloc,
+  Peer,
+  Other,
+};
+
+constexpr const char *kCallKindNames[] = {
+    "alloc",  "free",  "copy", "batch",      "memset", "stream",
+    "event",  "sync",  "set-device", "host-alloc", "peer", "other"};
+constexpr size_t kNumCallKinds = sizeof(kCallKindNames) / sizeof(char *);
+
+/// Every counted entry point: its name, its kind and the error an injected
+/// failure returns (a cudaError_t, or a CUresult for the driver functions).
+/// cudaGetLastError, cudaPeekAtLastError, cudaGetErrorName and
+/// cudaGetErrorString only read the error state: they are neither counted
+/// nor failed. The order is the order of the statistics.
+#define ETCOPY_CUDA_SIM_ENTRY_POINTS(X)                                        \
+  X(cudaGetDeviceCount, Other, cudaErrorNoDevice)                              \
+  X(cudaGetDevice, SetDevice, cudaErrorDevicesUnavailable)                     \
+  X(cudaSetDevice, SetDevice, cudaErrorDevicesUnavailable)                     \
+  X(cudaDeviceSynchronize, Sync, cudaErrorLaunchFailure)                       \
+  X(cudaDeviceReset, Other, cudaErrorUnknown)                                  \
+  X(cudaRuntimeGetVersion, Other, cudaErrorInvalidValue)                       \
+  X(cudaDriverGetVersion, Other, cudaErrorInvalidValue)                        \
+  X(cudaMalloc, Alloc, cudaErrorMemoryAllocation)                              \
+  X(cudaMallocAsync, Alloc, cudaErrorMemoryAllocation)                         \
+  X(cudaMallocManaged, Alloc, cudaErrorMemoryAllocation)                       \
+  X(cudaFree, Free, cudaErrorInvalidValue)                                     \
+  X(cudaFreeAsync, Free, cudaErrorInvalidValue)                                \
+  X(cudaMallocHost, HostAlloc, cudaErrorMemoryAllocation)                      \
+  X(cudaFreeHost, HostAlloc, cudaErrorInvalidValue)                            \
+  X(cudaHostRegister, HostAlloc, cudaErrorMemoryAllocation)                    \
+  X(cudaHostUnregister, HostAlloc, cudaErrorInvalidValue)                      \
+  X(cudaPointerGetAttributes, Other, cudaErrorInvalidValue)                    \
+  X(cudaMemcpy, Copy, cudaErrorInvalidValue)                                   \
+  X(cudaMemcpyAsync, Copy, cudaErrorInvalidValue)                              \
+  X(cudaMemcpy2D, Copy, cudaErrorInvalidValue)                                 \
+  X(cudaMemcpy2DAsync, Copy, cudaErrorInvalidValue)                            \
+  X(cudaMemset, Memset, cudaErrorInvalidValue)                                 \
+  X(cudaMemsetAsync, Memset, cudaErrorInvalidValue)                            \
+  X(cudaStreamCreate, Stream, cudaErrorMemoryAllocation)                       \
+  X(cudaStreamCreateWithFlags, Stream, cudaErrorMemoryAllocation)              \
+  X(cudaStreamDestroy, Stream, cudaErrorInvalidResourceHandle)                 \
+  X(cudaStreamSynchronize, Sync, cudaErrorLaunchFailure)                       \
+  X(cudaStreamQuery, Stream, cudaErrorInvalidResourceHandle)                   \
+  X(cudaStreamWaitEvent, Event, cudaErrorInvalidResourceHandle)                \
+  X(cudaEventCreate, Event, cudaErrorMemoryAllocation)                         \
+  X(cudaEventCreateWithFlags, Event, cudaErrorMemoryAllocation)                \
+  X(cudaEventRecord, Event, cudaErrorInvalidResourceHandle)                    \
+  X(cudaEventSynchronize, Sync, cudaErrorLaunchFailure)                        \
+  X(cudaEventQuery, Event, cudaErrorInvalidResourceHandle)                     \
+  X(cudaEventDestroy, Event, cudaErrorInvalidResourceHandle)
+
+enum class EntryPoint : uint8_t {
+#define ETCOPY_CUDA_SIM_ENUMERATOR(Name, Kind, Error) Name,
+  ETCOPY_CUDA_SIM_ENTRY_POINTS(ETCOPY_CUDA_SIM_ENUMERATOR)
+#undef ETCOPY_CUDA_SIM_ENUMERATOR
+};
+
+struct EntryPointInfo {
+  const char *Name;
+  CallKind Kind;
+  int InjectedError;
+};
+
+constexpr EntryPointInfo kEntryPoints[] = {
+#define ETCOPY_CUDA_SIM_ENTRY(Name, Kind, Error)                               \
+  {#Name, CallKind::Kind, int(Error)},
+    ETCOPY_CUDA_SIM_ENTRY_POINTS(ETCOPY_CUDA_SIM_ENTRY)
+#undef ETCOPY_CUDA_SIM_ENTRY
+};
+constexpr size_t kNumEntryPoints = sizeof(kEntryPoints) / sizeof(kEntryPoints[0]);
+
+const EntryPointInfo &entryPointInfo(EntryPoint Which) {
+  return kEntryPoints[size_t(Which)];
 }
 
 //===----------------------------------------------------------------------===//
@@ -307,6 +401,16 @@ bool envFlag(const char *Name, bool Default) {
            !strcasecmp(Text, "no") || !strcasecmp(Text, "off"));
 }
 
+/// One item of ETCOPY_CUDA_SIM_FAIL (or ETCOPY_CUDA_SIM_FAIL_ALLOC): the
+/// Ordinal-th call of Kind, or of any kind, fails.
+struct FaultSpec {
+  bool AnyKind = false;
+  CallKind Kind = CallKind::Other;
+  uint64_t Ordinal = 0;
+  /// The variable the item came from, for messages.
+  const char *Variable = "";
+};
+
 struct Config {
   int NumDevices = 1;
   bool Trace = false;
@@ -315,12 +419,68 @@ struct Config {
   bool Poison = true;
   /// Bytes of device plus managed memory per device; 0 means unlimited.
   uint64_t MemoryLimit = 0;
-  /// Sorted 1-based ordinals of the device allocations that must fail.
-  std::vector<uint64_t> FailAllocs;
+  /// The calls that must fail, and the variables' text for messages.
+  std::vector<FaultSpec> Faults;
+  std::string FailText;
   std::string FailAllocText;
 
   static Config fromEnvironment();
+  /// The text of the variable a fault came from.
+  const std::string &faultText(const FaultSpec &Fault) const {
+    return strcmp(Fault.Variable, "ETCOPY_CUDA_SIM_FAIL") == 0 ? FailText
+                                                                : FailAllocText;
+  }
 };
+
+/// Calls Item(Text) for every comma-separated item of List, empty ones too.
+template <typename Callback>
+void forEachListItem(const std::string &List, Callback Item) {
+  size_t Start = 0;
+  while (Start <= List.size()) {
+    size_t Comma = List.find(',', Start);
+    if (Comma == std::string::npos)
+      Comma = List.size();
+    Item(List.substr(Start, Comma - Start));
+    Start = Comma + 1;
+  }
+}
+
+/// Parses ETCOPY_CUDA_SIM_FAIL: comma-separated KIND:N items.
+void parseFaults(const char *Text, Config &Cfg) {
+  Cfg.FailText = Text;
+  forEachListItem(Cfg.FailText, [&](const std::string &Item) {
+    if (Item.empty())
+      return;
+    size_t Colon = Item.rfind(':');
+    FaultSpec Fault;
+    Fault.Variable = "ETCOPY_CUDA_SIM_FAIL";
+    bool Ok = Colon != std::string::npos &&
+              parseUnsigned(Item.c_str() + Colon + 1, Fault.Ordinal) &&
+              Fault.Ordinal > 0;
+    std::string Kind = Ok ? Item.substr(0, Colon) : std::string();
+    if (Ok && Kind == "any") {
+      Fault.AnyKind = true;
+    } else if (Ok) {
+      const char *const *Found =
+          std::find_if(std::begin(kCallKindNames), std::end(kCallKindNames),
+                       [&](const char *Name) { return Kind == Name; });
+      Ok = Found != std::end(kCallKindNames);
+      if (Ok)
+        Fault.Kind = CallKind(Found - std::begin(kCallKindNames));
+    }
+    if (Ok) {
+      Cfg.Faults.push_back(Fault);
+      return;
+    }
+    std::string Kinds = "any";
+    for (const char *Name : kCallKindNames)
+      Kinds += std::string(", ") + Name;
+    emit("warning",
+         "ignoring '%s' in ETCOPY_CUDA_SIM_FAIL='%s': expected KIND:N with "
+         "N >= 1 and KIND one of %s",
+         Item.c_str(), Text, Kinds.c_str());
+  });
+}
 
 Config Config::fromEnvironment() {
   Config Cfg;
@@ -345,26 +505,23 @@ Config Config::fromEnvironment() {
            "count with an optional K, M or G suffix",
            Text);
   }
+  if (const char *Text = getenv("ETCOPY_CUDA_SIM_FAIL"))
+    parseFaults(Text, Cfg);
+  // The older spelling of ETCOPY_CUDA_SIM_FAIL=alloc:N,alloc:M,...
   if (const char *Text = getenv("ETCOPY_CUDA_SIM_FAIL_ALLOC")) {
     Cfg.FailAllocText = Text;
-    std::string List = Text;
-    size_t Start = 0;
-    while (Start <= List.size()) {
-      size_t Comma = List.find(',', Start);
-      if (Comma == std::string::npos)
-        Comma = List.size();
-      std::string Item = List.substr(Start, Comma - Start);
-      uint64_t Ordinal = 0;
-      if (parseUnsigned(Item.c_str(), Ordinal) && Ordinal > 0)
-        Cfg.FailAllocs.push_back(Ordinal);
+    forEachListItem(Cfg.FailAllocText, [&](const std::string &Item) {
+      FaultSpec Fault;
+      Fault.Kind = CallKind::Alloc;
+      Fault.Variable = "ETCOPY_CUDA_SIM_FAIL_ALLOC";
+      if (parseUnsigned(Item.c_str(), Fault.Ordinal) && Fault.Ordinal > 0)
+        Cfg.Faults.push_back(Fault);
       else if (!Item.empty())
         emit("warning",
              "ignoring '%s' in ETCOPY_CUDA_SIM_FAIL_ALLOC='%s': expected "
              "a comma-separated list of allocation numbers starting at 1",
              Item.c_str(), Text);
-      Start = Comma + 1;
-    }
-    std::sort(Cfg.FailAllocs.begin(), Cfg.FailAllocs.end());
+    });
   }
   return Cfg;
 }
@@ -763,6 +920,11 @@ struct Counters {
   uint64_t EventsCreated = 0;
   uint64_t EventsDestroyed = 0;
   uint64_t BytesCopied = 0;
+  /// Calls of each entry point, of each kind (numbered as ETCOPY_CUDA_SIM_FAIL
+  /// numbers them) and of all entry points together.
+  uint64_t EntryPointCalls[kNumEntryPoints] = {};
+  uint64_t KindCalls[kNumCallKinds] = {};
+  uint64_t AnyCalls = 0;
 };
 
 thread_local int CurrentDevice = 0;
@@ -792,6 +954,14 @@ public:
   __attribute__((format(printf, 2, 3))) void trace(const char *Fmt, ...);
   std::string result(cudaError_t Code, const std::string &OnSuccess = "");
   static cudaError_t finish(cudaError_t Code);
+
+  // Counting and fault injection.
+  int enter(EntryPoint Which);
+  cudaError_t enterRuntime(EntryPoint Which) {
+    return cudaError_t(enter(Which));
+  }
+  const FaultSpec *findFault(bool AnyKind, CallKind Kind,
+                             uint64_t Ordinal) const;
 
   // Devices, streams and events.
   cudaError_t requireDevice(const char *Api);
@@ -834,6 +1004,7 @@ public:
   cudaError_t getAttributes(cudaPointerAttributes *Attributes,
                             const void *Pointer);
   void runExitChecks();
+  void printCallStatistics();
 
 private:
   Simulator();
@@ -852,7 +1023,6 @@ private:
   std::map<uintptr_t, Registration> Registrations;
   uintptr_t ArenaNext = 0;
   size_t PageSize = 4096;
-  uint64_t DeviceAllocAttempts = 0;
   bool ExitChecksDone = false;
 };
 
@@ -889,6 +1059,44 @@ cudaError_t Simulator::fail(const char *Api, cudaError_t Code, const char *Fmt,
   va_end(Args);
   emitLine("error", std::string(Api) + ": " + Text);
   return Code;
+}
+
+/// Counts a call of Which and returns the error it must fail with if
+/// ETCOPY_CUDA_SIM_FAIL selects it, else 0. Allocations are numbered later,
+/// by allocate(), once their arguments are known to be valid.
+int Simulator::enter(EntryPoint Which) {
+  const EntryPointInfo &Info = entryPointInfo(Which);
+  ++Stats.EntryPointCalls[size_t(Which)];
+  uint64_t Any = ++Stats.AnyCalls;
+  const FaultSpec *Fault = findFault(/*AnyKind=*/true, Info.Kind, Any);
+  uint64_t Ordinal = Any;
+  if (Info.Kind != CallKind::Alloc) {
+    uint64_t KindOrdinal = ++Stats.KindCalls[size_t(Info.Kind)];
+    if (!Fault) {
+      Fault = findFault(/*AnyKind=*/false, Info.Kind, KindOrdinal);
+      Ordinal = KindOrdinal;
+    }
+  }
+  if (!Fault)
+    return 0;
+  std::string Call = Fault->AnyKind
+                         ? format("API call #%" PRIu64, Ordinal)
+                         : format("%s call #%" PRIu64,
+                                  kCallKindNames[size_t(Info.Kind)], Ordinal);
+  emit("error", "%s: injected failure: %s fails with %s because %s=%s",
+       Info.Name, Call.c_str(), errorName(cudaError_t(Info.InjectedError)),
+       Fault->Variable,
+       Cfg.faultText(*Fault).c_str());
+  return Info.InjectedError;
+}
+
+const FaultSpec *Simulator::findFault(bool AnyKind, CallKind Kind,
+                                      uint64_t Ordinal) const {
+  for (const FaultSpec &Fault : Cfg.Faults)
+    if (Fault.AnyKind == AnyKind && (AnyKind || Fault.Kind == Kind) &&
+        Fault.Ordinal == Ordinal)
+      return &Fault;
+  return nullptr;
 }
 
 void Simulator::trace(const char *Fmt, ...) {
@@ -1322,14 +1530,14 @@ cudaError_t Simulator::allocate(const char *Api, void **Out, size_t Size,
 
   uint64_t Ordinal = 0;
   if (Kind != MemKind::PinnedHost) {
-    Ordinal = ++DeviceAllocAttempts;
-    if (std::binary_search(Cfg.FailAllocs.begin(), Cfg.FailAllocs.end(),
-                           Ordinal))
+    Ordinal = ++Stats.KindCalls[size_t(CallKind::Alloc)];
+    if (const FaultSpec *Fault =
+            findFault(/*AnyKind=*/false, CallKind::Alloc, Ordinal))
       return fail(Api, cudaErrorMemoryAllocation,
                   "injected allocation failure: device allocation #%" PRIu64
-                  " (%zu bytes on cuda:%d) fails because "
-                  "ETCOPY_CUDA_SIM_FAIL_ALLOC=%s",
-                  Ordinal, Size, Device, Cfg.FailAllocText.c_str());
+                  " (%zu bytes on cuda:%d) fails because %s=%s",
+                  Ordinal, Size, Device, Fault->Variable,
+                  Cfg.faultText(*Fault).c_str());
     uint64_t Live = Devices[size_t(Device)].LiveBytes;
     if (Cfg.MemoryLimit != 0 &&
         (Live > Cfg.MemoryLimit || Size > Cfg.MemoryLimit - Live))
@@ -1676,6 +1884,22 @@ cudaError_t Simulator::resetCurrentDevice() {
 // Exit-time checks
 //===----------------------------------------------------------------------===//
 
+/// Prints the number of calls of each kind and of each entry point that was
+/// called, the numbers ETCOPY_CUDA_SIM_FAIL counts.
+void Simulator::printCallStatistics() {
+  std::string Kinds = format("calls: any=%" PRIu64, Stats.AnyCalls);
+  for (size_t Kind = 0; Kind < kNumCallKinds; ++Kind)
+    Kinds += format(" %s=%" PRIu64, kCallKindNames[Kind],
+                    Stats.KindCalls[Kind]);
+  emitLine("stats", Kinds);
+  std::string Calls = "entry-points:";
+  for (size_t Which = 0; Which < kNumEntryPoints; ++Which)
+    if (Stats.EntryPointCalls[Which] != 0)
+      Calls += format(" %s=%" PRIu64, kEntryPoints[Which].Name,
+                      Stats.EntryPointCalls[Which]);
+  emitLine("stats", Calls);
+}
+
 void Simulator::runExitChecks() {
   std::lock_guard<std::mutex> Lock(Mutex);
   if (ExitChecksDone)
@@ -1731,7 +1955,7 @@ void Simulator::runExitChecks() {
            Registrations.size());
   }
 
-  if (Cfg.Stats)
+  if (Cfg.Stats) {
     emit("stats",
          "streams_created=%" PRIu64 " streams_destroyed=%" PRIu64
          " syncs=%" PRIu64 " copies=%" PRIu64 " allocs=%" PRIu64
@@ -1740,6 +1964,8 @@ void Simulator::runExitChecks() {
          Stats.StreamsCreated, Stats.StreamsDestroyed, Stats.Syncs,
          Stats.Copies, Stats.Allocs, Stats.Frees, Stats.Memsets,
          Stats.EventsCreated, Stats.EventsDestroyed, Stats.BytesCopied);
+    printCallStatistics();
+  }
 
   bool Leaked = false;
   if (Cfg.LeakCheck) {
@@ -1814,11 +2040,11 @@ using namespace etcopy::cudasim;
 ETCOPY_CUDA_SIM_API cudaError_t cudaGetDeviceCount(int *count) {
   Simulator &Sim = Simulator::get();
   std::lock_guard<std::mutex> Lock(Sim.Mutex);
-  cudaError_t Error = cudaSuccess;
-  if (!count)
+  cudaError_t Error = Sim.enterRuntime(EntryPoint::cudaGetDeviceCount);
+  if (Error == cudaSuccess && !count)
     Error = Sim.fail("cudaGetDeviceCount", cudaErrorInvalidValue,
                      "invalid argument: count is null");
-  else if ((*count = Sim.Cfg.NumDevices) == 0)
+  else if (Error == cudaSuccess && (*count = Sim.Cfg.NumDevices) == 0)
     Error = cudaErrorNoDevice;
   Sim.trace("cudaGetDeviceCount()%s",
             Sim.result(Error, format("%d", Sim.Cfg.NumDevices)).c_str());
@@ -1828,7 +2054,9 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaGetDeviceCount(int *count) {
 ETCOPY_CUDA_SIM_API cudaError_t cudaGetDevice(int *device) {
   Simulator &Sim = Simulator::get();
   std::lock_guard<std::mutex> Lock(Sim.Mutex);
-  cudaError_t Error = Sim.requireDevice("cudaGetDevice");
+  cudaError_t Error = Sim.enterRuntime(EntryPoint::cudaGetDevice);
+  if (Error == cudaSuccess)
+    Error = Sim.requireDevice("cudaGetDevice");
   if (Error == cudaSuccess && !device)
     Error = Sim.fail("cudaGetDevice", cudaErrorInvalidValue,
                      "invalid argument: device is null");
@@ -1842,13 +2070,13 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaGetDevice(int *device) {
 ETCOPY_CUDA_SIM_API cudaError_t cudaSetDevice(int device) {
   Simulator &Sim = Simulator::get();
   std::lock_guard<std::mutex> Lock(Sim.Mutex);
-  cudaError_t Error = cudaSuccess;
-  if (device < 0 || device >= Sim.Cfg.NumDevices)
+  cudaError_t Error = Sim.enterRuntime(EntryPoint::cudaSetDevice);
+  if (Error == cudaSuccess && (device < 0 || device >= Sim.Cfg.NumDevices))
     Error = Sim.fail("cudaSetDevice", cudaErrorInvalidDevice,
                      "invalid device ordinal %d (%d device(s) simulated; set "
                      "ETCOPY_CUDA_SIM_DEVICES for more)",
                      device, Sim.Cfg.NumDevices);
-  else
+  if (Error == cudaSuccess)
     CurrentDevice = device;
   Sim.trace("cudaSetDevice(%d)%s", device, Sim.result(Error).c_str());
   return Simulator::finish(Error);
@@ -1857,7 +2085,9 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaSetDevice(int device) {
 ETCOPY_CUDA_SIM_API cudaError_t cudaDeviceSynchronize(void) {
   Simulator &Sim = Simulator::get();
   std::lock_guard<std::mutex> Lock(Sim.Mutex);
-  cudaError_t Error = Sim.requireDevice("cudaDeviceSynchronize");
+  cudaError_t Error = Sim.enterRuntime(EntryPoint::cudaDeviceSynchronize);
+  if (Error == cudaSuccess)
+    Error = Sim.requireDevice("cudaDeviceSynchronize");
   if (Error == cudaSuccess) {
     DrainContext Ctx("cudaDeviceSynchronize");
     Sim.drainDevice(CurrentDevice, /*BlockingOnly=*/false, Ctx);
@@ -1872,7 +2102,9 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaDeviceSynchronize(void) {
 ETCOPY_CUDA_SIM_API cudaError_t cudaDeviceReset(void) {
   Simulator &Sim = Simulator::get();
   std::lock_guard<std::mutex> Lock(Sim.Mutex);
-  cudaError_t Error = Sim.requireDevice("cudaDeviceReset");
+  cudaError_t Error = Sim.enterRuntime(EntryPoint::cudaDeviceReset);
+  if (Error == cudaSuccess)
+    Error = Sim.requireDevice("cudaDeviceReset");
   if (Error == cudaSuccess)
     Error = Sim.resetCurrentDevice();
   Sim.trace("cudaDeviceReset(cuda:%d)%s", CurrentDevice,
@@ -1908,11 +2140,11 @@ ETCOPY_CUDA_SIM_API const char *cudaGetErrorString(cudaError_t error) {
 ETCOPY_CUDA_SIM_API cudaError_t cudaRuntimeGetVersion(int *runtimeVersion) {
   Simulator &Sim = Simulator::get();
   std::lock_guard<std::mutex> Lock(Sim.Mutex);
-  cudaError_t Error = cudaSuccess;
-  if (!runtimeVersion)
+  cudaError_t Error = Sim.enterRuntime(EntryPoint::cudaRuntimeGetVersion);
+  if (Error == cudaSuccess && !runtimeVersion)
     Error = Sim.fail("cudaRuntimeGetVersion", cudaErrorInvalidValue,
                      "invalid argument: runtimeVersion is null");
-  else
+  if (Error == cudaSuccess)
     *runtimeVersion = kRuntimeVersion;
   Sim.trace("cudaRuntimeGetVersion()%s",
             Sim.result(Error, format("%d", kRuntimeVersion)).c_str());
@@ -1922,11 +2154,11 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaRuntimeGetVersion(int *runtimeVersion) {
 ETCOPY_CUDA_SIM_API cudaError_t cudaDriverGetVersion(int *driverVersion) {
   Simulator &Sim = Simulator::get();
   std::lock_guard<std::mutex> Lock(Sim.Mutex);
-  cudaError_t Error = cudaSuccess;
-  if (!driverVersion)
+  cudaError_t Error = Sim.enterRuntime(EntryPoint::cudaDriverGetVersion);
+  if (Error == cudaSuccess && !driverVersion)
     Error = Sim.fail("cudaDriverGetVersion", cudaErrorInvalidValue,
                      "invalid argument: driverVersion is null");
-  else
+  if (Error == cudaSuccess)
     *driverVersion = kDriverVersion;
   Sim.trace("cudaDriverGetVersion()%s",
             Sim.result(Error, format("%d", kDriverVersion)).c_str());
@@ -1946,7 +2178,9 @@ static std::string allocationResult(Simulator &Sim, cudaError_t Error,
 ETCOPY_CUDA_SIM_API cudaError_t cudaMalloc(void **devPtr, size_t size) {
   Simulator &Sim = Simulator::get();
   std::lock_guard<std::mutex> Lock(Sim.Mutex);
-  cudaError_t Error = Sim.requireDevice("cudaMalloc");
+  cudaError_t Error = Sim.enterRuntime(EntryPoint::cudaMalloc);
+  if (Error == cudaSuccess)
+    Error = Sim.requireDevice("cudaMalloc");
   if (Error == cudaSuccess)
     Error = Sim.allocate("cudaMalloc", devPtr, size, MemKind::Device,
                          CurrentDevice);
@@ -1959,10 +2193,13 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaMallocAsync(void **devPtr, size_t size,
                                                 cudaStream_t hStream) {
   Simulator &Sim = Simulator::get();
   std::lock_guard<std::mutex> Lock(Sim.Mutex);
-  cudaError_t Error = cudaSuccess;
+  cudaError_t Error = Sim.enterRuntime(EntryPoint::cudaMallocAsync);
   // The memory belongs to the stream's device and is usable at once; the
   // simulator does not model stream-ordered availability.
-  if (Stream *S = Sim.lookupStream("cudaMallocAsync", hStream, Error))
+  Stream *S = Error == cudaSuccess
+                  ? Sim.lookupStream("cudaMallocAsync", hStream, Error)
+                  : nullptr;
+  if (S)
     Error = Sim.allocate("cudaMallocAsync", devPtr, size, MemKind::Device,
                          S->Device);
   Sim.trace("cudaMallocAsync(%zu bytes, stream=%s)%s", size,
@@ -1975,7 +2212,9 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaMallocManaged(void **devPtr, size_t size,
                                                   unsigned int flags) {
   Simulator &Sim = Simulator::get();
   std::lock_guard<std::mutex> Lock(Sim.Mutex);
-  cudaError_t Error = Sim.requireDevice("cudaMallocManaged");
+  cudaError_t Error = Sim.enterRuntime(EntryPoint::cudaMallocManaged);
+  if (Error == cudaSuccess)
+    Error = Sim.requireDevice("cudaMallocManaged");
   if (Error == cudaSuccess && flags != cudaMemAttachGlobal &&
       flags != cudaMemAttachHost)
     Error = Sim.fail("cudaMallocManaged", cudaErrorInvalidValue,
@@ -1993,7 +2232,9 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaMallocManaged(void **devPtr, size_t size,
 ETCOPY_CUDA_SIM_API cudaError_t cudaMallocHost(void **ptr, size_t size) {
   Simulator &Sim = Simulator::get();
   std::lock_guard<std::mutex> Lock(Sim.Mutex);
-  cudaError_t Error = Sim.requireDevice("cudaMallocHost");
+  cudaError_t Error = Sim.enterRuntime(EntryPoint::cudaMallocHost);
+  if (Error == cudaSuccess)
+    Error = Sim.requireDevice("cudaMallocHost");
   if (Error == cudaSuccess)
     Error = Sim.allocate("cudaMallocHost", ptr, size, MemKind::PinnedHost,
                          CurrentDevice);
@@ -2005,9 +2246,9 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaMallocHost(void **ptr, size_t size) {
 ETCOPY_CUDA_SIM_API cudaError_t cudaFree(void *devPtr) {
   Simulator &Sim = Simulator::get();
   std::lock_guard<std::mutex> Lock(Sim.Mutex);
-  cudaError_t Error = cudaSuccess;
+  cudaError_t Error = Sim.enterRuntime(EntryPoint::cudaFree);
   Allocation *A = nullptr;
-  if (devPtr &&
+  if (Error == cudaSuccess && devPtr &&
       (Error = Sim.checkFree(FreeApi::Free, devPtr, A)) == cudaSuccess) {
     // cudaFree synchronises the device before releasing the memory.
     DrainContext Ctx("cudaFree");
@@ -2024,8 +2265,10 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaFreeAsync(void *devPtr,
                                               cudaStream_t hStream) {
   Simulator &Sim = Simulator::get();
   std::lock_guard<std::mutex> Lock(Sim.Mutex);
-  cudaError_t Error = cudaSuccess;
-  Stream *S = Sim.lookupStream("cudaFreeAsync", hStream, Error);
+  cudaError_t Error = Sim.enterRuntime(EntryPoint::cudaFreeAsync);
+  Stream *S = Error == cudaSuccess
+                  ? Sim.lookupStream("cudaFreeAsync", hStream, Error)
+                  : nullptr;
   Allocation *A = nullptr;
   if (S && devPtr &&
       (Error = Sim.checkFree(FreeApi::FreeAsync, devPtr, A)) == cudaSuccess) {
@@ -2049,9 +2292,9 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaFreeAsync(void *devPtr,
 ETCOPY_CUDA_SIM_API cudaError_t cudaFreeHost(void *ptr) {
   Simulator &Sim = Simulator::get();
   std::lock_guard<std::mutex> Lock(Sim.Mutex);
-  cudaError_t Error = cudaSuccess;
+  cudaError_t Error = Sim.enterRuntime(EntryPoint::cudaFreeHost);
   Allocation *A = nullptr;
-  if (ptr &&
+  if (Error == cudaSuccess && ptr &&
       (Error = Sim.checkFree(FreeApi::FreeHost, ptr, A)) == cudaSuccess) {
     // Pinned memory may be used by queued work of any device.
     DrainContext Ctx("cudaFreeHost");
@@ -2116,7 +2359,9 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaHostRegister(void *ptr, size_t size,
                                                  unsigned int flags) {
   Simulator &Sim = Simulator::get();
   std::lock_guard<std::mutex> Lock(Sim.Mutex);
-  cudaError_t Error = Sim.registerHostMemory(ptr, size, flags);
+  cudaError_t Error = Sim.enterRuntime(EntryPoint::cudaHostRegister);
+  if (Error == cudaSuccess)
+    Error = Sim.registerHostMemory(ptr, size, flags);
   Sim.trace("cudaHostRegister(%s, %zu bytes, flags=%u)%s", hex(ptr).c_str(),
             size, flags, Sim.result(Error).c_str());
   return Simulator::finish(Error);
@@ -2125,7 +2370,9 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaHostRegister(void *ptr, size_t size,
 ETCOPY_CUDA_SIM_API cudaError_t cudaHostUnregister(void *ptr) {
   Simulator &Sim = Simulator::get();
   std::lock_guard<std::mutex> Lock(Sim.Mutex);
-  cudaError_t Error = Sim.unregisterHostMemory(ptr);
+  cudaError_t Error = Sim.enterRuntime(EntryPoint::cudaHostUnregister);
+  if (Error == cudaSuccess)
+    Error = Sim.unregisterHostMemory(ptr);
   Sim.trace("cudaHostUnregister(%s)%s", hex(ptr).c_str(),
             Sim.result(Error).c_str());
   return Simulator::finish(Error);
@@ -2183,7 +2430,9 @@ ETCOPY_CUDA_SIM_API cudaError_t
 cudaPointerGetAttributes(cudaPointerAttributes *attributes, const void *ptr) {
   Simulator &Sim = Simulator::get();
   std::lock_guard<std::mutex> Lock(Sim.Mutex);
-  cudaError_t Error = Sim.getAttributes(attributes, ptr);
+  cudaError_t Error = Sim.enterRuntime(EntryPoint::cudaPointerGetAttributes);
+  if (Error == cudaSuccess)
+    Error = Sim.getAttributes(attributes, ptr);
   std::string Out;
   if (Error == cudaSuccess) {
     static const char *const TypeNames[] = {"unregistered", "host", "device",
@@ -2202,12 +2451,15 @@ cudaPointerGetAttributes(cudaPointerAttributes *attributes, const void *ptr) {
 
 /// Shared implementation of the four copy entry points. Async copies are
 /// validated and queued on Handle; synchronous ones run at once.
-static cudaError_t copyCommon(const char *Api, Op O, bool Async,
+static cudaError_t copyCommon(EntryPoint Which, Op O, bool Async,
                               cudaStream_t Handle) {
   Simulator &Sim = Simulator::get();
   std::lock_guard<std::mutex> Lock(Sim.Mutex);
+  const char *Api = entryPointInfo(Which).Name;
   O.Api = Api;
-  cudaError_t Error = Sim.requireDevice(Api);
+  cudaError_t Error = Sim.enterRuntime(Which);
+  if (Error == cudaSuccess)
+    Error = Sim.requireDevice(Api);
   Stream *S = nullptr;
   if (Error == cudaSuccess && Async)
     S = Sim.lookupStream(Api, Handle, Error);
@@ -2250,7 +2502,7 @@ static Op makeCopy(void *Dst, size_t DstPitch, const void *Src, size_t SrcPitch,
 ETCOPY_CUDA_SIM_API cudaError_t cudaMemcpy(void *dst, const void *src,
                                            size_t count,
                                            enum cudaMemcpyKind kind) {
-  return copyCommon("cudaMemcpy",
+  return copyCommon(EntryPoint::cudaMemcpy,
                     makeCopy(dst, count, src, count, count, 1, kind, false),
                     /*Async=*/false, nullptr);
 }
@@ -2259,7 +2511,7 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaMemcpyAsync(void *dst, const void *src,
                                                 size_t count,
                                                 enum cudaMemcpyKind kind,
                                                 cudaStream_t stream) {
-  return copyCommon("cudaMemcpyAsync",
+  return copyCommon(EntryPoint::cudaMemcpyAsync,
                     makeCopy(dst, count, src, count, count, 1, kind, false),
                     /*Async=*/true, stream);
 }
@@ -2269,7 +2521,7 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaMemcpy2D(void *dst, size_t dpitch,
                                              size_t width, size_t height,
                                              enum cudaMemcpyKind kind) {
   return copyCommon(
-      "cudaMemcpy2D",
+      EntryPoint::cudaMemcpy2D,
       makeCopy(dst, dpitch, src, spitch, width, height, kind, true),
       /*Async=*/false, nullptr);
 }
@@ -2278,23 +2530,26 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaMemcpy2DAsync(
     void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
     size_t height, enum cudaMemcpyKind kind, cudaStream_t stream) {
   return copyCommon(
-      "cudaMemcpy2DAsync",
+      EntryPoint::cudaMemcpy2DAsync,
       makeCopy(dst, dpitch, src, spitch, width, height, kind, true),
       /*Async=*/true, stream);
 }
 
 /// Shared implementation of cudaMemset and cudaMemsetAsync.
-static cudaError_t memsetCommon(const char *Api, void *DevPtr, int Value,
+static cudaError_t memsetCommon(EntryPoint Which, void *DevPtr, int Value,
                                 size_t Count, bool Async, cudaStream_t Handle) {
   Simulator &Sim = Simulator::get();
   std::lock_guard<std::mutex> Lock(Sim.Mutex);
+  const char *Api = entryPointInfo(Which).Name;
   Op O;
   O.Kind = OpKind::Memset;
   O.Api = Api;
   O.Dst = reinterpret_cast<uintptr_t>(DevPtr);
   O.Value = Value;
   O.Width = Count;
-  cudaError_t Error = Sim.requireDevice(Api);
+  cudaError_t Error = Sim.enterRuntime(Which);
+  if (Error == cudaSuccess)
+    Error = Sim.requireDevice(Api);
   Stream *S = nullptr;
   if (Error == cudaSuccess && Async)
     S = Sim.lookupStream(Api, Handle, Error);
@@ -2315,14 +2570,14 @@ static cudaError_t memsetCommon(const char *Api, void *DevPtr, int Value,
 
 ETCOPY_CUDA_SIM_API cudaError_t cudaMemset(void *devPtr, int value,
                                            size_t count) {
-  return memsetCommon("cudaMemset", devPtr, value, count, /*Async=*/false,
+  return memsetCommon(EntryPoint::cudaMemset, devPtr, value, count, /*Async=*/false,
                       nullptr);
 }
 
 ETCOPY_CUDA_SIM_API cudaError_t cudaMemsetAsync(void *devPtr, int value,
                                                 size_t count,
                                                 cudaStream_t stream) {
-  return memsetCommon("cudaMemsetAsync", devPtr, value, count,
+  return memsetCommon(EntryPoint::cudaMemsetAsync, devPtr, value, count,
                       /*Async=*/true, stream);
 }
 
@@ -2330,11 +2585,14 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaMemsetAsync(void *devPtr, int value,
 // Streams
 //===----------------------------------------------------------------------===//
 
-static cudaError_t createStreamCommon(const char *Api, cudaStream_t *PStream,
-                                      unsigned Flags) {
+static cudaError_t createStreamCommon(EntryPoint Which,
+                                      cudaStream_t *PStream, unsigned Flags) {
   Simulator &Sim = Simulator::get();
   std::lock_guard<std::mutex> Lock(Sim.Mutex);
-  cudaError_t Error = Sim.requireDevice(Api);
+  const char *Api = entryPointInfo(Which).Name;
+  cudaError_t Error = Sim.enterRuntime(Which);
+  if (Error == cudaSuccess)
+    Error = Sim.requireDevice(Api);
   if (Error == cudaSuccess && !PStream)
     Error = Sim.fail(Api, cudaErrorInvalidValue,
                      "invalid argument: pStream is null");
@@ -2350,7 +2608,7 @@ static cudaError_t createStreamCommon(const char *Api, cudaStream_t *PStream,
     *PStream = reinterpret_cast<cudaStream_t>(S);
     Name = Sim.streamName(*S);
   }
-  if (!strcmp(Api, "cudaStreamCreate"))
+  if (Which == EntryPoint::cudaStreamCreate)
     Sim.trace("cudaStreamCreate(cuda:%d)%s", CurrentDevice,
               Sim.result(Error, Name).c_str());
   else
@@ -2360,25 +2618,27 @@ static cudaError_t createStreamCommon(const char *Api, cudaStream_t *PStream,
 }
 
 ETCOPY_CUDA_SIM_API cudaError_t cudaStreamCreate(cudaStream_t *pStream) {
-  return createStreamCommon("cudaStreamCreate", pStream, cudaStreamDefault);
+  return createStreamCommon(EntryPoint::cudaStreamCreate, pStream, cudaStreamDefault);
 }
 
 ETCOPY_CUDA_SIM_API cudaError_t cudaStreamCreateWithFlags(cudaStream_t *pStream,
                                                           unsigned int flags) {
-  return createStreamCommon("cudaStreamCreateWithFlags", pStream, flags);
+  return createStreamCommon(EntryPoint::cudaStreamCreateWithFlags, pStream, flags);
 }
 
 ETCOPY_CUDA_SIM_API cudaError_t cudaStreamDestroy(cudaStream_t stream) {
   Simulator &Sim = Simulator::get();
   std::lock_guard<std::mutex> Lock(Sim.Mutex);
   std::string Label = Sim.streamLabel(stream);
-  cudaError_t Error = cudaSuccess;
-  if (stream == nullptr || stream == cudaStreamLegacy ||
-      stream == cudaStreamPerThread)
+  cudaError_t Error = Sim.enterRuntime(EntryPoint::cudaStreamDestroy);
+  bool IsDefault = stream == nullptr || stream == cudaStreamLegacy ||
+                   stream == cudaStreamPerThread;
+  if (Error == cudaSuccess && IsDefault)
     Error = Sim.fail("cudaStreamDestroy", cudaErrorInvalidResourceHandle,
                      "the default stream cannot be destroyed");
-  else if (Stream *S = Sim.lookupStream("cudaStreamDestroy", stream, Error))
-    Sim.destroyStream(*S);
+  else if (Error == cudaSuccess)
+    if (Stream *S = Sim.lookupStream("cudaStreamDestroy", stream, Error))
+      Sim.destroyStream(*S);
   Sim.trace("cudaStreamDestroy(%s)%s", Label.c_str(),
             Sim.result(Error).c_str());
   return Simulator::finish(Error);
@@ -2387,8 +2647,11 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaStreamDestroy(cudaStream_t stream) {
 ETCOPY_CUDA_SIM_API cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
   Simulator &Sim = Simulator::get();
   std::lock_guard<std::mutex> Lock(Sim.Mutex);
-  cudaError_t Error = cudaSuccess;
-  if (Stream *S = Sim.lookupStream("cudaStreamSynchronize", stream, Error)) {
+  cudaError_t Error = Sim.enterRuntime(EntryPoint::cudaStreamSynchronize);
+  Stream *S = Error == cudaSuccess
+                  ? Sim.lookupStream("cudaStreamSynchronize", stream, Error)
+                  : nullptr;
+  if (S) {
     DrainContext Ctx("cudaStreamSynchronize");
     Sim.drain(*S, S->EnqueuedSeq, Ctx);
     Error = Ctx.Error;
@@ -2402,8 +2665,11 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
 ETCOPY_CUDA_SIM_API cudaError_t cudaStreamQuery(cudaStream_t stream) {
   Simulator &Sim = Simulator::get();
   std::lock_guard<std::mutex> Lock(Sim.Mutex);
-  cudaError_t Error = cudaSuccess;
-  if (Stream *S = Sim.lookupStream("cudaStreamQuery", stream, Error)) {
+  cudaError_t Error = Sim.enterRuntime(EntryPoint::cudaStreamQuery);
+  Stream *S = Error == cudaSuccess
+                  ? Sim.lookupStream("cudaStreamQuery", stream, Error)
+                  : nullptr;
+  if (S) {
     // The first query of pending work answers "not ready" without running
     // it, so a program that reads results after one query sees stale data.
     // Asking again about the same work completes it, so that polling loops
@@ -2430,8 +2696,9 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaStreamWaitEvent(cudaStream_t stream,
   Simulator &Sim = Simulator::get();
   std::lock_guard<std::mutex> Lock(Sim.Mutex);
   const char *Api = "cudaStreamWaitEvent";
-  cudaError_t Error = cudaSuccess;
-  Stream *S = Sim.lookupStream(Api, stream, Error);
+  cudaError_t Error = Sim.enterRuntime(EntryPoint::cudaStreamWaitEvent);
+  Stream *S =
+      Error == cudaSuccess ? Sim.lookupStream(Api, stream, Error) : nullptr;
   Event *E = S ? Sim.lookupEvent(Api, event, Error) : nullptr;
   if (E && (flags & ~unsigned(cudaEventWaitExternal))) {
     Error = Sim.fail(Api, cudaErrorInvalidValue, "invalid flags 0x%x", flags);
@@ -2457,11 +2724,14 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaStreamWaitEvent(cudaStream_t stream,
 // Events
 //===----------------------------------------------------------------------===//
 
-static cudaError_t createEventCommon(const char *Api, cudaEvent_t *PEvent,
+static cudaError_t createEventCommon(EntryPoint Which, cudaEvent_t *PEvent,
                                      unsigned Flags) {
   Simulator &Sim = Simulator::get();
   std::lock_guard<std::mutex> Lock(Sim.Mutex);
-  cudaError_t Error = Sim.requireDevice(Api);
+  const char *Api = entryPointInfo(Which).Name;
+  cudaError_t Error = Sim.enterRuntime(Which);
+  if (Error == cudaSuccess)
+    Error = Sim.requireDevice(Api);
   const unsigned Known =
       cudaEventBlockingSync | cudaEventDisableTiming | cudaEventInterprocess;
   if (Error == cudaSuccess && !PEvent)
@@ -2477,7 +2747,7 @@ static cudaError_t createEventCommon(const char *Api, cudaEvent_t *PEvent,
     *PEvent = reinterpret_cast<cudaEvent_t>(E);
     Name = format("E%u", E->Id);
   }
-  if (!strcmp(Api, "cudaEventCreate"))
+  if (Which == EntryPoint::cudaEventCreate)
     Sim.trace("cudaEventCreate(cuda:%d)%s", CurrentDevice,
               Sim.result(Error, Name).c_str());
   else
@@ -2487,12 +2757,12 @@ static cudaError_t createEventCommon(const char *Api, cudaEvent_t *PEvent,
 }
 
 ETCOPY_CUDA_SIM_API cudaError_t cudaEventCreate(cudaEvent_t *event) {
-  return createEventCommon("cudaEventCreate", event, cudaEventDefault);
+  return createEventCommon(EntryPoint::cudaEventCreate, event, cudaEventDefault);
 }
 
 ETCOPY_CUDA_SIM_API cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event,
                                                          unsigned int flags) {
-  return createEventCommon("cudaEventCreateWithFlags", event, flags);
+  return createEventCommon(EntryPoint::cudaEventCreateWithFlags, event, flags);
 }
 
 ETCOPY_CUDA_SIM_API cudaError_t cudaEventRecord(cudaEvent_t event,
@@ -2500,8 +2770,9 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaEventRecord(cudaEvent_t event,
   Simulator &Sim = Simulator::get();
   std::lock_guard<std::mutex> Lock(Sim.Mutex);
   const char *Api = "cudaEventRecord";
-  cudaError_t Error = cudaSuccess;
-  Event *E = Sim.lookupEvent(Api, event, Error);
+  cudaError_t Error = Sim.enterRuntime(EntryPoint::cudaEventRecord);
+  Event *E =
+      Error == cudaSuccess ? Sim.lookupEvent(Api, event, Error) : nullptr;
   Stream *S = E ? Sim.lookupStream(Api, stream, Error) : nullptr;
   if (S && E->Device != S->Device)
     Error = Sim.fail(Api, cudaErrorInvalidResourceHandle,
@@ -2524,8 +2795,11 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaEventRecord(cudaEvent_t event,
 ETCOPY_CUDA_SIM_API cudaError_t cudaEventSynchronize(cudaEvent_t event) {
   Simulator &Sim = Simulator::get();
   std::lock_guard<std::mutex> Lock(Sim.Mutex);
-  cudaError_t Error = cudaSuccess;
-  if (Event *E = Sim.lookupEvent("cudaEventSynchronize", event, Error)) {
+  cudaError_t Error = Sim.enterRuntime(EntryPoint::cudaEventSynchronize);
+  Event *E = Error == cudaSuccess
+                 ? Sim.lookupEvent("cudaEventSynchronize", event, Error)
+                 : nullptr;
+  if (E) {
     DrainContext Ctx("cudaEventSynchronize");
     if (E->RecordedOn)
       Sim.drain(*E->RecordedOn, E->RecordSeq, Ctx);
@@ -2540,8 +2814,10 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaEventSynchronize(cudaEvent_t event) {
 ETCOPY_CUDA_SIM_API cudaError_t cudaEventQuery(cudaEvent_t event) {
   Simulator &Sim = Simulator::get();
   std::lock_guard<std::mutex> Lock(Sim.Mutex);
-  cudaError_t Error = cudaSuccess;
-  Event *E = Sim.lookupEvent("cudaEventQuery", event, Error);
+  cudaError_t Error = Sim.enterRuntime(EntryPoint::cudaEventQuery);
+  Event *E = Error == cudaSuccess
+                 ? Sim.lookupEvent("cudaEventQuery", event, Error)
+                 : nullptr;
   // Same policy as cudaStreamQuery: "not ready" once, then complete.
   if (E && !E->isComplete()) {
     if (E->QueriedAtRecord == E->Records) {
@@ -2561,10 +2837,13 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaEventQuery(cudaEvent_t event) {
 ETCOPY_CUDA_SIM_API cudaError_t cudaEventDestroy(cudaEvent_t event) {
   Simulator &Sim = Simulator::get();
   std::lock_guard<std::mutex> Lock(Sim.Mutex);
-  cudaError_t Error = cudaSuccess;
+  cudaError_t Error = Sim.enterRuntime(EntryPoint::cudaEventDestroy);
   // A pending record needs nothing from the event object: waits refer to
   // the recording stream, so destroying it early is harmless, as in CUDA.
-  if (Event *E = Sim.lookupEvent("cudaEventDestroy", event, Error)) {
+  Event *E = Error == cudaSuccess
+                 ? Sim.lookupEvent("cudaEventDestroy", event, Error)
+                 : nullptr;
+  if (E) {
     E->Destroyed = true;
     ++Sim.Stats.EventsDestroyed;
   }

@@ -1,0 +1,86 @@
+// A sweep: ETCOPY_CUDA_SIM_FAIL=any:N fails the N-th API call of this
+// program, for every N up to the count the statistics report. Each run must
+// end with the program's own error status (2) and report the injected
+// error; only a failed free may leave memory behind (the leak check then
+// exits with status 1), and no run may crash or find any other error.
+
+// RUN: %cc %s -I%cuda_sim_include -o %t %etcopy_cuda_sim -Wl,-rpath,%etcopy_lib_dir
+// RUN: %python %S/Inputs/fault-sweep.py %t | FileCheck %s
+
+#include "CudaRuntimeSubset.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/// Runs Call; on failure prints it and jumps to the clean-up code.
+#define TRY(Call)                                                              \
+  do {                                                                         \
+    cudaError_t Status = (Call);                                               \
+    if (Status != cudaSuccess) {                                               \
+      printf("error: %s failed: %s\n", #Call, cudaGetErrorName(Status));       \
+      goto Cleanup;                                                            \
+    }                                                                          \
+  } while (0)
+
+/// Runs a clean-up Call; on failure prints it and carries on.
+#define RELEASE(Call)                                                          \
+  do {                                                                         \
+    cudaError_t Status = (Call);                                               \
+    if (Status != cudaSuccess) {                                               \
+      printf("error: %s failed: %s\n", #Call, cudaGetErrorName(Status));       \
+      Result = 2;                                                              \
+    }                                                                          \
+  } while (0)
+
+int main(void) {
+  int Result = 2;
+  float In[4] = {1, 2, 3, 4}, Out[4] = {0, 0, 0, 0};
+  cudaStream_t S = NULL;
+  cudaEvent_t E = NULL;
+  float *Dev = NULL, *Pinned = NULL;
+
+  TRY(cudaSetDevice(0));
+  TRY(cudaStreamCreateWithFlags(&S, cudaStreamNonBlocking));
+  TRY(cudaEventCreateWithFlags(&E, cudaEventDisableTiming));
+  TRY(cudaMalloc((void **)&Dev, sizeof(In)));
+  TRY(cudaMallocHost((void **)&Pinned, sizeof(In)));
+  memcpy(Pinned, In, sizeof(In));
+  TRY(cudaMemsetAsync(Dev, 0, sizeof(In), S));
+  TRY(cudaMemcpyAsync(Dev, Pinned, sizeof(In), cudaMemcpyHostToDevice, S));
+  TRY(cudaEventRecord(E, S));
+  TRY(cudaStreamWaitEvent(S, E, 0));
+  TRY(cudaMemcpyAsync(Out, Dev, sizeof(Out), cudaMemcpyDeviceToHost, S));
+  TRY(cudaStreamSynchronize(S));
+  printf("out: %g %g %g %g\n", Out[0], Out[1], Out[2], Out[3]);
+  Result = 0;
+
+Cleanup:
+  if (Pinned)
+    RELEASE(cudaFreeHost(Pinned));
+  if (Dev)
+    RELEASE(cudaFree(Dev));
+  if (E)
+    RELEASE(cudaEventDestroy(E));
+  if (S)
+    RELEASE(cudaStreamDestroy(S));
+  return Result;
+}
+
+// CHECK: calls: any=15
+// CHECK-NEXT: any:1 cudaSetDevice cudaErrorDevicesUnavailable exit=2 reported{{$}}
+// CHECK-NEXT: any:2 cudaStreamCreateWithFlags cudaErrorMemoryAllocation exit=2 reported{{$}}
+// CHECK-NEXT: any:3 cudaEventCreateWithFlags cudaErrorMemoryAllocation exit=2 reported{{$}}
+// CHECK-NEXT: any:4 cudaMalloc cudaErrorMemoryAllocation exit=2 reported{{$}}
+// CHECK-NEXT: any:5 cudaMallocHost cudaErrorMemoryAllocation exit=2 reported{{$}}
+// CHECK-NEXT: any:6 cudaMemsetAsync cudaErrorInvalidValue exit=2 reported{{$}}
+// CHECK-NEXT: any:7 cudaMemcpyAsync cudaErrorInvalidValue exit=2 reported{{$}}
+// CHECK-NEXT: any:8 cudaEventRecord cudaErrorInvalidResourceHandle exit=2 reported{{$}}
+// CHECK-NEXT: any:9 cudaStreamWaitEvent cudaErrorInvalidResourceHandle exit=2 reported{{$}}
+// CHECK-NEXT: any:10 cudaMemcpyAsync cudaErrorInvalidValue exit=2 reported{{$}}
+// CHECK-NEXT: any:11 cudaStreamSynchronize cudaErrorLaunchFailure exit=2 reported{{$}}
+// A failed free leaves its memory allocated: the leak check fails the run.
+// CHECK-NEXT: any:12 cudaFreeHost cudaErrorInvalidValue exit=1 reported leaked-memory{{$}}
+// CHECK-NEXT: any:13 cudaFree cudaErrorInvalidValue exit=1 reported leaked-memory{{$}}
+// CHECK-NEXT: any:14 cudaEventDestroy cudaErrorInvalidResourceHandle exit=2 reported leaked-handles{{$}}
+// CHECK-NEXT: any:15 cudaStreamDestroy cudaErrorInvalidResourceHandle exit=2 reported leaked-handles{{$}}
+// CHECK-EMPTY:
