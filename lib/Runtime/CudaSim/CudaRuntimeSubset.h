@@ -104,6 +104,40 @@ struct cudaPointerAttributes {
   long reserved[8];
 };
 
+enum cudaMemLocationType {
+  cudaMemLocationTypeInvalid = 0,
+  cudaMemLocationTypeNone = 0,
+  cudaMemLocationTypeDevice = 1,
+  cudaMemLocationTypeHost = 2,
+  cudaMemLocationTypeHostNuma = 3,
+  cudaMemLocationTypeHostNumaCurrent = 4
+};
+
+struct cudaMemLocation {
+  enum cudaMemLocationType type;
+  int id;
+};
+
+enum cudaMemcpyFlags {
+  cudaMemcpyFlagDefault = 0x0,
+  cudaMemcpyFlagPreferOverlapWithCompute = 0x1
+};
+
+enum cudaMemcpySrcAccessOrder {
+  cudaMemcpySrcAccessOrderInvalid = 0x0,
+  cudaMemcpySrcAccessOrderStream = 0x1,
+  cudaMemcpySrcAccessOrderDuringApiCall = 0x2,
+  cudaMemcpySrcAccessOrderAny = 0x3,
+  cudaMemcpySrcAccessOrderMax = 0x7FFFFFFF
+};
+
+struct cudaMemcpyAttributes {
+  enum cudaMemcpySrcAccessOrder srcAccessOrder;
+  struct cudaMemLocation srcLocHint;
+  struct cudaMemLocation dstLocHint;
+  unsigned int flags;
+};
+
 typedef struct CUstream_st *cudaStream_t;
 typedef struct CUevent_st *cudaEvent_t;
 
@@ -185,6 +219,13 @@ extern cudaError_t
 cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch,
                   size_t width, size_t height, enum cudaMemcpyKind kind,
                   cudaStream_t stream ETCOPY_CUDA_DEFAULT_ARG(0));
+/* CUDA 13 signature: 12.8's failIdx argument is gone. */
+extern cudaError_t cudaMemcpyBatchAsync(void *const *dsts,
+                                        const void *const *srcs,
+                                        const size_t *sizes, size_t count,
+                                        struct cudaMemcpyAttributes *attrs,
+                                        size_t *attrsIdxs, size_t numAttrs,
+                                        cudaStream_t stream);
 extern cudaError_t cudaMemset(void *devPtr, int value, size_t count);
 extern cudaError_t
 cudaMemsetAsync(void *devPtr, int value, size_t count,

@@ -299,6 +299,7 @@ constexpr size_t kNumCallKinds = sizeof(kCallKindNames) / sizeof(char *);
   X(cudaMemcpyAsync, Copy, cudaErrorInvalidValue)                              \
   X(cudaMemcpy2D, Copy, cudaErrorInvalidValue)                                 \
   X(cudaMemcpy2DAsync, Copy, cudaErrorInvalidValue)                            \
+  X(cudaMemcpyBatchAsync, Batch, cudaErrorInvalidValue)                        \
   X(cudaMemset, Memset, cudaErrorInvalidValue)                                 \
   X(cudaMemsetAsync, Memset, cudaErrorInvalidValue)                            \
   X(cudaStreamCreate, Stream, cudaErrorMemoryAllocation)                       \
@@ -794,6 +795,12 @@ struct Op {
   int Value = 0;
   int CopyKind = cudaMemcpyDefault;
   bool Is2D = false;
+  /// A copy of a cudaMemcpyBatchAsync: its index in the batch.
+  bool InBatch = false;
+  size_t BatchIndex = 0;
+  /// The source bytes, read when the call was made, for batch copies whose
+  /// attributes say cudaMemcpySrcAccessOrderDuringApiCall.
+  std::shared_ptr<const std::vector<char>> Snapshot;
   /// The simulator allocations behind Dst and Src (null for memory the
   /// simulator does not own); for Free, DstAlloc is the one to release.
   Allocation *DstAlloc = nullptr;
@@ -920,6 +927,9 @@ struct Counters {
   uint64_t EventsCreated = 0;
   uint64_t EventsDestroyed = 0;
   uint64_t BytesCopied = 0;
+  /// Accepted cudaMemcpyBatchAsync calls and the non-empty copies in them.
+  uint64_t Batches = 0;
+  uint64_t BatchCopies = 0;
   /// Calls of each entry point, of each kind (numbered as ETCOPY_CUDA_SIM_FAIL
   /// numbers them) and of all entry points together.
   uint64_t EntryPointCalls[kNumEntryPoints] = {};
@@ -996,6 +1006,7 @@ public:
                          const std::string &Shape);
   cudaError_t checkCopy(const char *Api, Op &O);
   cudaError_t checkMemset(const char *Api, Op &O);
+  std::shared_ptr<const std::vector<char>> snapshotSource(const Op &O) const;
   cudaError_t runSynchronously(const char *Api, const Op &O);
 
   cudaError_t resetCurrentDevice();
@@ -1004,6 +1015,7 @@ public:
   cudaError_t getAttributes(cudaPointerAttributes *Attributes,
                             const void *Pointer);
   void runExitChecks();
+  void printStatistics();
   void printCallStatistics();
 
 private:
@@ -1325,6 +1337,10 @@ std::string Simulator::describeOp(const Op &O,
       StreamText.empty() ? std::string() : ", stream=" + StreamText;
   switch (O.Kind) {
   case OpKind::Copy:
+    if (O.InBatch)
+      return format("%s[%zu](dst=%s, src=%s, %zu bytes%s)", O.Api,
+                    O.BatchIndex, hex(O.Dst).c_str(), hex(O.Src).c_str(),
+                    O.Width, Where.c_str());
     if (O.Is2D)
       return format("%s(dst=%s, dpitch=%zu, src=%s, spitch=%zu, width=%zu, "
                     "height=%zu, %s%s)",
@@ -1363,7 +1379,8 @@ void Simulator::execute(const Op &O, const Stream *S, DrainContext &Ctx) {
   // between (from another stream, or a synchronous cudaFree of another
   // device) makes this a use after free on the device.
   for (int Role = 0; Role < 2; ++Role) {
-    Allocation *A = Role == 0 ? O.DstAlloc : O.SrcAlloc;
+    // A snapshot was taken while the source was known to be live.
+    Allocation *A = Role == 0 ? O.DstAlloc : O.Snapshot ? nullptr : O.SrcAlloc;
     if (!A || !A->Freed.load(std::memory_order_relaxed))
       continue;
     std::string FreedBy = A->FreedBy;
@@ -1389,7 +1406,8 @@ void Simulator::execute(const Op &O, const Stream *S, DrainContext &Ctx) {
     memset(Dst, O.Value, O.Width);
     return;
   }
-  const char *Src = Translate(O.Src, O.SrcAlloc);
+  const char *Src =
+      O.Snapshot ? O.Snapshot->data() : Translate(O.Src, O.SrcAlloc);
   for (size_t Row = 0; Row < O.Height; ++Row)
     memmove(Dst + Row * O.DstPitch, Src + Row * O.SrcPitch, O.Width);
   Stats.BytesCopied += uint64_t(O.Width) * O.Height;
@@ -1809,6 +1827,14 @@ cudaError_t Simulator::checkCopy(const char *Api, Op &O) {
   return cudaSuccess;
 }
 
+/// Reads the source bytes of a validated 1-D copy now.
+std::shared_ptr<const std::vector<char>>
+Simulator::snapshotSource(const Op &O) const {
+  const char *Src = O.SrcAlloc ? O.SrcAlloc->View + (O.Src - O.SrcAlloc->Base)
+                               : reinterpret_cast<const char *>(O.Src);
+  return std::make_shared<const std::vector<char>>(Src, Src + O.Width);
+}
+
 /// Validates a memset at enqueue time. O must have a non-zero Width.
 cudaError_t Simulator::checkMemset(const char *Api, Op &O) {
   if (O.Dst == 0)
@@ -1883,6 +1909,13 @@ cudaError_t Simulator::resetCurrentDevice() {
 //===----------------------------------------------------------------------===//
 // Exit-time checks
 //===----------------------------------------------------------------------===//
+
+/// Prints the statistics lines that follow the first one.
+void Simulator::printStatistics() {
+  emit("stats", "copies: batches=%" PRIu64 " batch_copies=%" PRIu64,
+       Stats.Batches, Stats.BatchCopies);
+  printCallStatistics();
+}
 
 /// Prints the number of calls of each kind and of each entry point that was
 /// called, the numbers ETCOPY_CUDA_SIM_FAIL counts.
@@ -1964,7 +1997,7 @@ void Simulator::runExitChecks() {
          Stats.StreamsCreated, Stats.StreamsDestroyed, Stats.Syncs,
          Stats.Copies, Stats.Allocs, Stats.Frees, Stats.Memsets,
          Stats.EventsCreated, Stats.EventsDestroyed, Stats.BytesCopied);
-    printCallStatistics();
+    printStatistics();
   }
 
   bool Leaked = false;
@@ -2533,6 +2566,203 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaMemcpy2DAsync(
       EntryPoint::cudaMemcpy2DAsync,
       makeCopy(dst, dpitch, src, spitch, width, height, kind, true),
       /*Async=*/true, stream);
+}
+
+//===----------------------------------------------------------------------===//
+// Batched copies
+//===----------------------------------------------------------------------===//
+
+/// Checks one cudaMemLocation hint of a batch attribute.
+static cudaError_t checkLocationHint(Simulator &Sim, const char *Api,
+                                     size_t Index, const char *Field,
+                                     const cudaMemLocation &Hint) {
+  int Type = int(Hint.type);
+  if (Type < int(cudaMemLocationTypeInvalid) ||
+      Type > int(cudaMemLocationTypeHostNumaCurrent))
+    return Sim.fail(Api, cudaErrorInvalidValue,
+                    "invalid attribute: attrs[%zu].%s.type is %d, not a "
+                    "cudaMemLocationType",
+                    Index, Field, Type);
+  if (Type == int(cudaMemLocationTypeDevice) &&
+      (Hint.id < 0 || Hint.id >= Sim.Cfg.NumDevices))
+    return Sim.fail(Api, cudaErrorInvalidValue,
+                    "invalid attribute: attrs[%zu].%s names device %d (%d "
+                    "device(s) simulated)",
+                    Index, Field, Hint.id, Sim.Cfg.NumDevices);
+  return cudaSuccess;
+}
+
+/// Checks the attribute arrays of a batch as libcudart does: one attribute
+/// at least and at most one per copy, attrsIdxs starting at 0, strictly
+/// increasing and below Count, and valid fields.
+static cudaError_t checkBatchAttributes(Simulator &Sim, const char *Api,
+                                        size_t Count,
+                                        const cudaMemcpyAttributes *Attrs,
+                                        const size_t *AttrsIdxs,
+                                        size_t NumAttrs) {
+  if (NumAttrs == 0 || NumAttrs > Count)
+    return Sim.fail(Api, cudaErrorInvalidValue,
+                    "invalid argument: numAttrs is %zu; it must be between 1 "
+                    "and count (%zu)",
+                    NumAttrs, Count);
+  if (!Attrs || !AttrsIdxs)
+    return Sim.fail(Api, cudaErrorInvalidValue,
+                    "invalid argument: %s is null",
+                    !Attrs ? "attrs" : "attrsIdxs");
+  for (size_t K = 0; K < NumAttrs; ++K) {
+    if (K == 0 && AttrsIdxs[0] != 0)
+      return Sim.fail(Api, cudaErrorInvalidValue,
+                      "invalid argument: attrsIdxs[0] is %zu; the first "
+                      "attribute must apply from copy 0",
+                      AttrsIdxs[0]);
+    if (K > 0 && AttrsIdxs[K] <= AttrsIdxs[K - 1])
+      return Sim.fail(Api, cudaErrorInvalidValue,
+                      "invalid argument: attrsIdxs[%zu] is %zu, not greater "
+                      "than attrsIdxs[%zu] (%zu)",
+                      K, AttrsIdxs[K], K - 1, AttrsIdxs[K - 1]);
+    if (AttrsIdxs[K] >= Count)
+      return Sim.fail(Api, cudaErrorInvalidValue,
+                      "invalid argument: attrsIdxs[%zu] is %zu, not below "
+                      "count (%zu)",
+                      K, AttrsIdxs[K], Count);
+    const cudaMemcpyAttributes &Attr = Attrs[K];
+    int Order = int(Attr.srcAccessOrder);
+    if (Order != cudaMemcpySrcAccessOrderStream &&
+        Order != cudaMemcpySrcAccessOrderDuringApiCall &&
+        Order != cudaMemcpySrcAccessOrderAny)
+      return Sim.fail(Api, cudaErrorInvalidValue,
+                      "invalid attribute: attrs[%zu].srcAccessOrder is %d; "
+                      "expected cudaMemcpySrcAccessOrderStream, "
+                      "DuringApiCall or Any",
+                      K, Order);
+    if (Attr.flags & ~unsigned(cudaMemcpyFlagPreferOverlapWithCompute))
+      return Sim.fail(Api, cudaErrorInvalidValue,
+                      "invalid attribute: attrs[%zu].flags is 0x%x",
+                      K, Attr.flags);
+    if (cudaError_t Error =
+            checkLocationHint(Sim, Api, K, "srcLocHint", Attr.srcLocHint))
+      return Error;
+    if (cudaError_t Error =
+            checkLocationHint(Sim, Api, K, "dstLocHint", Attr.dstLocHint))
+      return Error;
+  }
+  return cudaSuccess;
+}
+
+/// Copies of one batch have no order among themselves, so one that writes
+/// memory another reads or writes is a race (undefined behaviour in CUDA).
+static cudaError_t checkBatchIndependence(Simulator &Sim, const char *Api,
+                                          const std::vector<Op> &Copies) {
+  struct Range {
+    uintptr_t Begin, End;
+    size_t Copy;
+    bool Writes;
+  };
+  auto EndOf = [](uintptr_t Begin, size_t Width) {
+    uintptr_t End = 0;
+    return __builtin_add_overflow(Begin, Width, &End) ? UINTPTR_MAX : End;
+  };
+  std::vector<Range> Ranges;
+  Ranges.reserve(Copies.size() * 2);
+  for (const Op &O : Copies) {
+    Ranges.push_back({O.Dst, EndOf(O.Dst, O.Width), O.BatchIndex, true});
+    Ranges.push_back({O.Src, EndOf(O.Src, O.Width), O.BatchIndex, false});
+  }
+  std::sort(Ranges.begin(), Ranges.end(),
+            [](const Range &A, const Range &B) { return A.Begin < B.Begin; });
+  // The range reaching furthest among those seen, and among the written
+  // ones. A copy's own ranges never overlap (checkCopy), so an overlap with
+  // either is one between two copies.
+  const Range *Furthest = nullptr, *FurthestWrite = nullptr;
+  for (const Range &R : Ranges) {
+    const Range *Other = nullptr;
+    if (R.Writes && Furthest && Furthest->End > R.Begin)
+      Other = Furthest;
+    else if (FurthestWrite && FurthestWrite->End > R.Begin)
+      Other = FurthestWrite;
+    if (Other) {
+      const Range &W = R.Writes ? R : *Other;
+      const Range &X = R.Writes ? *Other : R;
+      return Sim.fail(Api, cudaErrorInvalidValue,
+                      "dependent copies: copy %zu writes %s + %zu bytes, which "
+                      "copy %zu %s at %s + %zu bytes; copies of one batch "
+                      "are not ordered",
+                      W.Copy, hex(W.Begin).c_str(), size_t(W.End - W.Begin),
+                      X.Copy, X.Writes ? "also writes" : "reads",
+                      hex(X.Begin).c_str(), size_t(X.End - X.Begin));
+    }
+    if (!Furthest || R.End > Furthest->End)
+      Furthest = &R;
+    if (R.Writes && (!FurthestWrite || R.End > FurthestWrite->End))
+      FurthestWrite = &R;
+  }
+  return cudaSuccess;
+}
+
+ETCOPY_CUDA_SIM_API cudaError_t
+cudaMemcpyBatchAsync(void *const *dsts, const void *const *srcs,
+                     const size_t *sizes, size_t count,
+                     cudaMemcpyAttributes *attrs, size_t *attrsIdxs,
+                     size_t numAttrs, cudaStream_t stream) {
+  Simulator &Sim = Simulator::get();
+  std::lock_guard<std::mutex> Lock(Sim.Mutex);
+  const char *Api = "cudaMemcpyBatchAsync";
+  cudaError_t Error = Sim.enterRuntime(EntryPoint::cudaMemcpyBatchAsync);
+  if (Error == cudaSuccess)
+    Error = Sim.requireDevice(Api);
+  if (Error == cudaSuccess && (stream == nullptr || stream == cudaStreamLegacy))
+    Error = Sim.fail(Api, cudaErrorInvalidValue,
+                     "invalid stream: the legacy default stream cannot be "
+                     "used; pass a created stream or cudaStreamPerThread");
+  Stream *S =
+      Error == cudaSuccess ? Sim.lookupStream(Api, stream, Error) : nullptr;
+  if (S && count == 0)
+    Error = Sim.fail(Api, cudaErrorInvalidValue,
+                     "invalid argument: count is 0");
+  else if (S && (!dsts || !srcs || !sizes))
+    Error = Sim.fail(Api, cudaErrorInvalidValue,
+                     "invalid argument: %s is null",
+                     !dsts ? "dsts" : !srcs ? "srcs" : "sizes");
+  if (Error == cudaSuccess)
+    Error = checkBatchAttributes(Sim, Api, count, attrs, attrsIdxs, numAttrs);
+
+  // Check every copy as cudaMemcpyAsync with cudaMemcpyDefault would, and
+  // queue nothing unless all of them pass.
+  uint64_t Bytes = 0;
+  for (size_t I = 0; sizes && I < count; ++I)
+    Bytes = __builtin_add_overflow(Bytes, sizes[I], &Bytes) ? UINT64_MAX : Bytes;
+  std::vector<Op> Copies;
+  for (size_t I = 0, K = 0; Error == cudaSuccess && I < count; ++I) {
+    while (K + 1 < numAttrs && attrsIdxs[K + 1] <= I)
+      ++K;
+    // Empty copies are valid no-ops whatever the pointers are.
+    if (sizes[I] == 0)
+      continue;
+    Op O = makeCopy(dsts[I], sizes[I], srcs[I], sizes[I], sizes[I], 1,
+                    cudaMemcpyDefault, /*Is2D=*/false);
+    O.Api = Api;
+    O.InBatch = true;
+    O.BatchIndex = I;
+    std::string Where = format("%s: copy %zu", Api, I);
+    Error = Sim.checkCopy(Where.c_str(), O);
+    if (Error == cudaSuccess &&
+        attrs[K].srcAccessOrder == cudaMemcpySrcAccessOrderDuringApiCall)
+      O.Snapshot = Sim.snapshotSource(O);
+    Copies.push_back(std::move(O));
+  }
+  if (Error == cudaSuccess)
+    Error = checkBatchIndependence(Sim, Api, Copies);
+  if (Error == cudaSuccess) {
+    for (Op &O : Copies)
+      Sim.enqueue(*S, std::move(O));
+    ++Sim.Stats.Batches;
+    Sim.Stats.BatchCopies += Copies.size();
+    Sim.Stats.Copies += Copies.size();
+  }
+  Sim.trace("%s(%zu copies, %" PRIu64 " bytes, %zu attribute(s), stream=%s)%s",
+            Api, count, Bytes, numAttrs, Sim.streamLabel(stream).c_str(),
+            Sim.result(Error).c_str());
+  return Simulator::finish(Error);
 }
 
 /// Shared implementation of cudaMemset and cudaMemsetAsync.

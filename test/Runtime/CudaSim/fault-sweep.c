@@ -49,7 +49,16 @@ int main(void) {
   TRY(cudaMemcpyAsync(Dev, Pinned, sizeof(In), cudaMemcpyHostToDevice, S));
   TRY(cudaEventRecord(E, S));
   TRY(cudaStreamWaitEvent(S, E, 0));
-  TRY(cudaMemcpyAsync(Out, Dev, sizeof(Out), cudaMemcpyDeviceToHost, S));
+  {
+    // Bring the two halves back in one batch.
+    void *Dsts[2] = {Out, Out + 2};
+    const void *Srcs[2] = {Dev, Dev + 2};
+    size_t Sizes[2] = {sizeof(Out) / 2, sizeof(Out) / 2}, First = 0;
+    struct cudaMemcpyAttributes Attr;
+    memset(&Attr, 0, sizeof(Attr));
+    Attr.srcAccessOrder = cudaMemcpySrcAccessOrderStream;
+    TRY(cudaMemcpyBatchAsync(Dsts, Srcs, Sizes, 2, &Attr, &First, 1, S));
+  }
   TRY(cudaStreamSynchronize(S));
   printf("out: %g %g %g %g\n", Out[0], Out[1], Out[2], Out[3]);
   Result = 0;
@@ -76,7 +85,7 @@ Cleanup:
 // CHECK-NEXT: any:7 cudaMemcpyAsync cudaErrorInvalidValue exit=2 reported{{$}}
 // CHECK-NEXT: any:8 cudaEventRecord cudaErrorInvalidResourceHandle exit=2 reported{{$}}
 // CHECK-NEXT: any:9 cudaStreamWaitEvent cudaErrorInvalidResourceHandle exit=2 reported{{$}}
-// CHECK-NEXT: any:10 cudaMemcpyAsync cudaErrorInvalidValue exit=2 reported{{$}}
+// CHECK-NEXT: any:10 cudaMemcpyBatchAsync cudaErrorInvalidValue exit=2 reported{{$}}
 // CHECK-NEXT: any:11 cudaStreamSynchronize cudaErrorLaunchFailure exit=2 reported{{$}}
 // A failed free leaves its memory allocated: the leak check fails the run.
 // CHECK-NEXT: any:12 cudaFreeHost cudaErrorInvalidValue exit=1 reported leaked-memory{{$}}

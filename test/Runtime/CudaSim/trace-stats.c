@@ -51,12 +51,14 @@ int main(void) {
 // CHECK-NEXT: etcopy-cuda-sim: trace: cudaStreamDestroy(S1)
 // CHECK-NEXT: done
 // CHECK-NEXT: etcopy-cuda-sim: stats: streams_created=1 streams_destroyed=1 syncs=2 copies=1001 allocs=1 frees=1 memsets=1 events_created=1 events_destroyed=1 bytes_copied=48016
+// CHECK-NEXT: etcopy-cuda-sim: stats: copies: batches=0 batch_copies=0
 // CHECK-NEXT: etcopy-cuda-sim: stats: calls: any=1012 alloc=1 free=1 copy=1002 batch=0 memset=1 stream=2 event=3 sync=2 set-device=0 host-alloc=0 peer=0 other=0
 // CHECK-NEXT: etcopy-cuda-sim: stats: entry-points: cudaMalloc=1 cudaFree=1 cudaMemcpy=1 cudaMemcpyAsync=1000 cudaMemcpy2D=1 cudaMemsetAsync=1 cudaStreamCreate=1 cudaStreamDestroy=1 cudaStreamSynchronize=2 cudaEventCreate=1 cudaEventRecord=1 cudaEventDestroy=1
 
 // STATS-NOT: trace:
 // STATS: done
 // STATS-NEXT: etcopy-cuda-sim: stats: streams_created=1 streams_destroyed=1 syncs=2 copies=1001 allocs=1 frees=1 memsets=1 events_created=1 events_destroyed=1 bytes_copied=48016
+// STATS-NEXT: etcopy-cuda-sim: stats: copies: batches=0 batch_copies=0
 // STATS-NEXT: etcopy-cuda-sim: stats: calls: any=1012 alloc=1 free=1 copy=1002 batch=0 memset=1 stream=2 event=3 sync=2 set-device=0 host-alloc=0 peer=0 other=0
 // STATS-NEXT: etcopy-cuda-sim: stats: entry-points: cudaMalloc=1 cudaFree=1 cudaMemcpy=1 cudaMemcpyAsync=1000 cudaMemcpy2D=1 cudaMemsetAsync=1 cudaStreamCreate=1 cudaStreamDestroy=1 cudaStreamSynchronize=2 cudaEventCreate=1 cudaEventRecord=1 cudaEventDestroy=1
 // STATS-EMPTY:
