@@ -145,6 +145,11 @@ typedef struct CUevent_st *cudaEvent_t;
  * Constants
  *===----------------------------------------------------------------------===*/
 
+#define cudaHostAllocDefault 0x00
+#define cudaHostAllocPortable 0x01
+#define cudaHostAllocMapped 0x02
+#define cudaHostAllocWriteCombined 0x04
+
 #define cudaHostRegisterDefault 0x00
 #define cudaHostRegisterPortable 0x01
 #define cudaHostRegisterMapped 0x02
@@ -199,9 +204,12 @@ extern cudaError_t cudaMallocManaged(
     void **devPtr, size_t size,
     unsigned int flags ETCOPY_CUDA_DEFAULT_ARG(cudaMemAttachGlobal));
 extern cudaError_t cudaMallocHost(void **ptr, size_t size);
+extern cudaError_t cudaHostAlloc(void **pHost, size_t size, unsigned int flags);
 extern cudaError_t cudaFreeHost(void *ptr);
 extern cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags);
 extern cudaError_t cudaHostUnregister(void *ptr);
+extern cudaError_t cudaHostGetDevicePointer(void **pDevice, void *pHost,
+                                            unsigned int flags);
 extern cudaError_t
 cudaPointerGetAttributes(struct cudaPointerAttributes *attributes,
                          const void *ptr);

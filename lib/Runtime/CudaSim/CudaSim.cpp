@@ -291,9 +291,11 @@ constexpr size_t kNumCallKinds = sizeof(kCallKindNames) / sizeof(char *);
   X(cudaFree, Free, cudaErrorInvalidValue)                                     \
   X(cudaFreeAsync, Free, cudaErrorInvalidValue)                                \
   X(cudaMallocHost, HostAlloc, cudaErrorMemoryAllocation)                      \
+  X(cudaHostAlloc, HostAlloc, cudaErrorMemoryAllocation)                       \
   X(cudaFreeHost, HostAlloc, cudaErrorInvalidValue)                            \
   X(cudaHostRegister, HostAlloc, cudaErrorMemoryAllocation)                    \
   X(cudaHostUnregister, HostAlloc, cudaErrorInvalidValue)                      \
+  X(cudaHostGetDevicePointer, Other, cudaErrorMemoryAllocation)                \
   X(cudaPointerGetAttributes, Other, cudaErrorInvalidValue)                    \
   X(cudaMemcpy, Copy, cudaErrorInvalidValue)                                   \
   X(cudaMemcpyAsync, Copy, cudaErrorInvalidValue)                              \
@@ -778,6 +780,28 @@ struct Stream;
 
 enum class OpKind : uint8_t { Copy, Memset, Free, Wait };
 
+/// How a copy moves its bytes, from the memory on each side: host memory is
+/// pinned (cudaMallocHost, cudaHostAlloc, or wholly inside a cudaHostRegister
+/// range) or pageable; device and managed memory are device memory. Copies
+/// between two devices are peer copies, direct when peer access is enabled
+/// between the devices and staged through host memory otherwise.
+enum class CopyPath : uint8_t {
+  HostToHost,
+  PinnedToDevice,
+  PageableToDevice,
+  DeviceToPinned,
+  DeviceToPageable,
+  DeviceToDevice,
+  PeerDirect,
+  PeerStaged,
+};
+
+/// The names of the paths in statistics and traces.
+constexpr const char *kCopyPathNames[] = {
+    "h2h",  "h2d_pinned",  "h2d_pageable", "d2h_pinned",
+    "d2h_pageable", "d2d", "peer_direct",  "peer_staged"};
+constexpr size_t kNumCopyPaths = sizeof(kCopyPathNames) / sizeof(char *);
+
 /// One unit of queued work. Copies and memsets keep raw addresses and are
 /// only performed (reading the source bytes too) when the op executes.
 struct Op {
@@ -795,6 +819,8 @@ struct Op {
   int Value = 0;
   int CopyKind = cudaMemcpyDefault;
   bool Is2D = false;
+  /// Copy: how it moves its bytes; set by checkCopy.
+  CopyPath Path = CopyPath::HostToHost;
   /// A copy of a cudaMemcpyBatchAsync: its index in the batch.
   bool InBatch = false;
   size_t BatchIndex = 0;
@@ -889,8 +915,10 @@ struct PtrInfo {
   /// the address, which is then out of bounds); null if there is none.
   Allocation *Alloc = nullptr;
   size_t Offset = 0;
-  /// For Registered: the device current when the range was registered.
+  /// For Registered: the device current when the range was registered, and
+  /// the size of the range.
   int Device = 0;
+  size_t RangeSize = 0;
 
   bool isHostAccessible() const {
     return Class == PtrClass::Pageable || Class == PtrClass::Registered ||
@@ -930,6 +958,9 @@ struct Counters {
   /// Accepted cudaMemcpyBatchAsync calls and the non-empty copies in them.
   uint64_t Batches = 0;
   uint64_t BatchCopies = 0;
+  /// Accepted non-empty copies and their bytes, by path.
+  uint64_t PathCopies[kNumCopyPaths] = {};
+  uint64_t PathBytes[kNumCopyPaths] = {};
   /// Calls of each entry point, of each kind (numbered as ETCOPY_CUDA_SIM_FAIL
   /// numbers them) and of all entry points together.
   uint64_t EntryPointCalls[kNumEntryPoints] = {};
@@ -1007,6 +1038,9 @@ public:
   cudaError_t checkCopy(const char *Api, Op &O);
   cudaError_t checkMemset(const char *Api, Op &O);
   std::shared_ptr<const std::vector<char>> snapshotSource(const Op &O) const;
+  CopyPath copyPath(const PtrInfo &Dst, size_t DstExtent, const PtrInfo &Src,
+                    size_t SrcExtent) const;
+  void countCopy(const Op &O);
   cudaError_t runSynchronously(const char *Api, const Op &O);
 
   cudaError_t resetCurrentDevice();
@@ -1014,6 +1048,7 @@ public:
   cudaError_t unregisterHostMemory(void *Pointer);
   cudaError_t getAttributes(cudaPointerAttributes *Attributes,
                             const void *Pointer);
+  cudaError_t getDevicePointer(void **Device, void *Host, unsigned Flags);
   void runExitChecks();
   void printStatistics();
   void printCallStatistics();
@@ -1435,6 +1470,7 @@ PtrInfo Simulator::classify(uintptr_t Address) const {
       Info.Class = PtrClass::Registered;
       Info.Offset = Address - It->first;
       Info.Device = It->second.Device;
+      Info.RangeSize = It->second.Size;
       return Info;
     }
   }
@@ -1646,7 +1682,7 @@ cudaError_t Simulator::checkFree(FreeApi Which, const void *Pointer,
   if (Which == FreeApi::FreeAsync)
     Allocators = "cudaMalloc or cudaMallocAsync";
   else if (Which == FreeApi::FreeHost)
-    Allocators = "cudaMallocHost";
+    Allocators = "cudaMallocHost or cudaHostAlloc";
   PtrInfo Info = classify(reinterpret_cast<uintptr_t>(Pointer));
   if (Info.Class != PtrClass::Owned)
     return fail(Api, cudaErrorInvalidValue,
@@ -1824,7 +1860,58 @@ cudaError_t Simulator::checkCopy(const char *Api, Op &O) {
 
   O.DstAlloc = DstInfo.Class == PtrClass::Owned ? DstInfo.Alloc : nullptr;
   O.SrcAlloc = SrcInfo.Class == PtrClass::Owned ? SrcInfo.Alloc : nullptr;
+  O.Path = copyPath(DstInfo, DstExtent, SrcInfo, SrcExtent);
   return cudaSuccess;
+}
+
+/// The side of a copy: pinned or pageable host memory, or device memory
+/// (device or managed) on Device.
+enum class CopySide : uint8_t { Pageable, Pinned, Device };
+
+CopySide copySide(const PtrInfo &Info, size_t Extent, int &Device) {
+  switch (Info.Class) {
+  case PtrClass::Owned:
+    if (Info.Alloc->Kind == MemKind::PinnedHost)
+      return CopySide::Pinned;
+    Device = Info.Alloc->Device;
+    return CopySide::Device;
+  case PtrClass::Registered:
+    // Only a copy wholly inside the registered range can use it directly.
+    return Extent <= Info.RangeSize - Info.Offset ? CopySide::Pinned
+                                                  : CopySide::Pageable;
+  case PtrClass::Null:
+  case PtrClass::Pageable:
+    break;
+  }
+  return CopySide::Pageable;
+}
+
+/// The path of a checked copy; the allocations of both sides are known to
+/// be live and to contain the extents.
+CopyPath Simulator::copyPath(const PtrInfo &Dst, size_t DstExtent,
+                             const PtrInfo &Src, size_t SrcExtent) const {
+  int DstDevice = 0, SrcDevice = 0;
+  CopySide To = copySide(Dst, DstExtent, DstDevice);
+  CopySide From = copySide(Src, SrcExtent, SrcDevice);
+  if (From != CopySide::Device && To != CopySide::Device)
+    return CopyPath::HostToHost;
+  if (From != CopySide::Device)
+    return From == CopySide::Pinned ? CopyPath::PinnedToDevice
+                                    : CopyPath::PageableToDevice;
+  if (To != CopySide::Device)
+    return To == CopySide::Pinned ? CopyPath::DeviceToPinned
+                                  : CopyPath::DeviceToPageable;
+  if (SrcDevice == DstDevice)
+    return CopyPath::DeviceToDevice;
+  // Peer access is never enabled (yet): the copy is staged through the host.
+  return CopyPath::PeerStaged;
+}
+
+/// Counts an accepted non-empty copy.
+void Simulator::countCopy(const Op &O) {
+  ++Stats.Copies;
+  ++Stats.PathCopies[size_t(O.Path)];
+  Stats.PathBytes[size_t(O.Path)] += uint64_t(O.Width) * O.Height;
 }
 
 /// Reads the source bytes of a validated 1-D copy now.
@@ -1912,8 +1999,26 @@ cudaError_t Simulator::resetCurrentDevice() {
 
 /// Prints the statistics lines that follow the first one.
 void Simulator::printStatistics() {
-  emit("stats", "copies: batches=%" PRIu64 " batch_copies=%" PRIu64,
-       Stats.Batches, Stats.BatchCopies);
+  // Copies between host and device memory by the class of the host side,
+  // then every path, then batches.
+  const uint64_t *N = Stats.PathCopies, *Bytes = Stats.PathBytes;
+  auto Index = [](CopyPath Path) { return size_t(Path); };
+  size_t H2DPinned = Index(CopyPath::PinnedToDevice),
+         D2HPinned = Index(CopyPath::DeviceToPinned),
+         H2DPageable = Index(CopyPath::PageableToDevice),
+         D2HPageable = Index(CopyPath::DeviceToPageable);
+  std::string Line = format(
+      "copies: pinned=%" PRIu64 " pinned_bytes=%" PRIu64 " pageable=%" PRIu64
+      " pageable_bytes=%" PRIu64,
+      N[H2DPinned] + N[D2HPinned], Bytes[H2DPinned] + Bytes[D2HPinned],
+      N[H2DPageable] + N[D2HPageable],
+      Bytes[H2DPageable] + Bytes[D2HPageable]);
+  for (size_t Path = 0; Path < kNumCopyPaths; ++Path)
+    Line += format(" %s=%" PRIu64 " %s_bytes=%" PRIu64, kCopyPathNames[Path],
+                   N[Path], kCopyPathNames[Path], Bytes[Path]);
+  Line += format(" batches=%" PRIu64 " batch_copies=%" PRIu64, Stats.Batches,
+                 Stats.BatchCopies);
+  emitLine("stats", Line);
   printCallStatistics();
 }
 
@@ -2276,6 +2381,31 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaMallocHost(void **ptr, size_t size) {
   return Simulator::finish(Error);
 }
 
+ETCOPY_CUDA_SIM_API cudaError_t cudaHostAlloc(void **pHost, size_t size,
+                                              unsigned int flags) {
+  Simulator &Sim = Simulator::get();
+  std::lock_guard<std::mutex> Lock(Sim.Mutex);
+  cudaError_t Error = Sim.enterRuntime(EntryPoint::cudaHostAlloc);
+  if (Error == cudaSuccess)
+    Error = Sim.requireDevice("cudaHostAlloc");
+  const unsigned Known = cudaHostAllocPortable | cudaHostAllocMapped |
+                         cudaHostAllocWriteCombined;
+  if (Error == cudaSuccess && (flags & ~Known))
+    Error = Sim.fail("cudaHostAlloc", cudaErrorInvalidValue,
+                     "invalid flags 0x%x (expected a combination of "
+                     "cudaHostAllocPortable, cudaHostAllocMapped and "
+                     "cudaHostAllocWriteCombined)",
+                     flags);
+  // With unified addressing all pinned memory is mapped and portable, and
+  // write-combining makes no difference to the simulator.
+  if (Error == cudaSuccess)
+    Error = Sim.allocate("cudaHostAlloc", pHost, size, MemKind::PinnedHost,
+                         CurrentDevice);
+  Sim.trace("cudaHostAlloc(%zu bytes, flags=%u)%s", size, flags,
+            allocationResult(Sim, Error, pHost).c_str());
+  return Simulator::finish(Error);
+}
+
 ETCOPY_CUDA_SIM_API cudaError_t cudaFree(void *devPtr) {
   Simulator &Sim = Simulator::get();
   std::lock_guard<std::mutex> Lock(Sim.Mutex);
@@ -2411,6 +2541,49 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaHostUnregister(void *ptr) {
   return Simulator::finish(Error);
 }
 
+/// Implements cudaHostGetDevicePointer. With unified addressing every pinned
+/// allocation and registered range is mapped, at the same address.
+cudaError_t Simulator::getDevicePointer(void **Device, void *Host,
+                                        unsigned Flags) {
+  const char *Api = "cudaHostGetDevicePointer";
+  if (!Device)
+    return fail(Api, cudaErrorInvalidValue,
+                "invalid argument: pDevice is null");
+  if (Flags != 0)
+    return fail(Api, cudaErrorInvalidValue,
+                "invalid flags 0x%x (must be 0)", Flags);
+  uintptr_t Address = reinterpret_cast<uintptr_t>(Host);
+  PtrInfo Info = classify(Address);
+  if (Info.Class == PtrClass::Owned)
+    if (cudaError_t Error = checkRange(Api, "pHost", Address, Info, 1, ""))
+      return Error;
+  bool Pinned = Info.Class == PtrClass::Registered ||
+                (Info.Class == PtrClass::Owned &&
+                 Info.Alloc->Kind == MemKind::PinnedHost);
+  if (!Pinned)
+    return fail(Api, cudaErrorInvalidValue,
+                "invalid pointer: pHost %s is %s, not memory from "
+                "cudaMallocHost, cudaHostAlloc or cudaHostRegister",
+                hex(Host).c_str(), describe(Info).c_str());
+  *Device = Host;
+  return cudaSuccess;
+}
+
+ETCOPY_CUDA_SIM_API cudaError_t cudaHostGetDevicePointer(void **pDevice,
+                                                         void *pHost,
+                                                         unsigned int flags) {
+  Simulator &Sim = Simulator::get();
+  std::lock_guard<std::mutex> Lock(Sim.Mutex);
+  cudaError_t Error = Sim.enterRuntime(EntryPoint::cudaHostGetDevicePointer);
+  if (Error == cudaSuccess)
+    Error = Sim.requireDevice("cudaHostGetDevicePointer");
+  if (Error == cudaSuccess)
+    Error = Sim.getDevicePointer(pDevice, pHost, flags);
+  Sim.trace("cudaHostGetDevicePointer(%s, flags=%u)%s", hex(pHost).c_str(),
+            flags, allocationResult(Sim, Error, pDevice).c_str());
+  return Simulator::finish(Error);
+}
+
 cudaError_t Simulator::getAttributes(cudaPointerAttributes *Attributes,
                                      const void *Pointer) {
   const char *Api = "cudaPointerGetAttributes";
@@ -2504,15 +2677,18 @@ static cudaError_t copyCommon(EntryPoint Which, Op O, bool Async,
   if (Error == cudaSuccess && !Empty)
     Error = Sim.checkCopy(Api, O);
   if (Error == cudaSuccess && !Empty) {
-    ++Sim.Stats.Copies;
+    Sim.countCopy(O);
     if (Async)
       Sim.enqueue(*S, O);
     else
       Error = Sim.runSynchronously(Api, O);
   }
-  Sim.trace("%s%s",
+  std::string Path = Error == cudaSuccess && !Empty
+                         ? format(" [%s]", kCopyPathNames[size_t(O.Path)])
+                         : std::string();
+  Sim.trace("%s%s%s",
             Sim.describeOp(O, Async ? Sim.streamLabel(Handle) : "").c_str(),
-            Sim.result(Error).c_str());
+            Path.c_str(), Sim.result(Error).c_str());
   return Simulator::finish(Error);
 }
 
@@ -2752,16 +2928,28 @@ cudaMemcpyBatchAsync(void *const *dsts, const void *const *srcs,
   }
   if (Error == cudaSuccess)
     Error = checkBatchIndependence(Sim, Api, Copies);
+  std::string Paths;
   if (Error == cudaSuccess) {
-    for (Op &O : Copies)
+    // The trace lists how many copies take each path.
+    size_t PerPath[kNumCopyPaths] = {};
+    for (Op &O : Copies) {
+      Sim.countCopy(O);
+      ++PerPath[size_t(O.Path)];
       Sim.enqueue(*S, std::move(O));
+    }
     ++Sim.Stats.Batches;
     Sim.Stats.BatchCopies += Copies.size();
-    Sim.Stats.Copies += Copies.size();
+    for (size_t Path = 0; Path < kNumCopyPaths; ++Path)
+      if (PerPath[Path] != 0)
+        Paths += format("%s%s %zu", Paths.empty() ? " [" : ", ",
+                        kCopyPathNames[Path], PerPath[Path]);
+    if (!Paths.empty())
+      Paths += "]";
   }
-  Sim.trace("%s(%zu copies, %" PRIu64 " bytes, %zu attribute(s), stream=%s)%s",
+  Sim.trace("%s(%zu copies, %" PRIu64
+            " bytes, %zu attribute(s), stream=%s)%s%s",
             Api, count, Bytes, numAttrs, Sim.streamLabel(stream).c_str(),
-            Sim.result(Error).c_str());
+            Paths.c_str(), Sim.result(Error).c_str());
   return Simulator::finish(Error);
 }
 

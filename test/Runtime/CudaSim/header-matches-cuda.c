@@ -104,6 +104,10 @@ int main(void) {
   OFFSET(struct cudaMemcpyAttributes, dstLocHint);
   OFFSET(struct cudaMemcpyAttributes, flags);
 
+  VALUE(cudaHostAllocDefault);
+  VALUE(cudaHostAllocPortable);
+  VALUE(cudaHostAllocMapped);
+  VALUE(cudaHostAllocWriteCombined);
   VALUE(cudaHostRegisterDefault);
   VALUE(cudaHostRegisterPortable);
   VALUE(cudaHostRegisterMapped);
