@@ -67,6 +67,7 @@ enum cudaError {
   cudaErrorLaunchTimeout = 702,
   cudaErrorPeerAccessAlreadyEnabled = 704,
   cudaErrorPeerAccessNotEnabled = 705,
+  cudaErrorTooManyPeers = 711,
   cudaErrorHostMemoryAlreadyRegistered = 712,
   cudaErrorHostMemoryNotRegistered = 713,
   cudaErrorLaunchFailure = 719,
@@ -188,6 +189,11 @@ extern cudaError_t cudaGetLastError(void);
 extern cudaError_t cudaPeekAtLastError(void);
 extern const char *cudaGetErrorName(cudaError_t error);
 extern const char *cudaGetErrorString(cudaError_t error);
+extern cudaError_t cudaDeviceCanAccessPeer(int *canAccessPeer, int device,
+                                           int peerDevice);
+extern cudaError_t cudaDeviceEnablePeerAccess(int peerDevice,
+                                              unsigned int flags);
+extern cudaError_t cudaDeviceDisablePeerAccess(int peerDevice);
 extern cudaError_t cudaRuntimeGetVersion(int *runtimeVersion);
 extern cudaError_t cudaDriverGetVersion(int *driverVersion);
 
@@ -234,6 +240,11 @@ extern cudaError_t cudaMemcpyBatchAsync(void *const *dsts,
                                         struct cudaMemcpyAttributes *attrs,
                                         size_t *attrsIdxs, size_t numAttrs,
                                         cudaStream_t stream);
+extern cudaError_t cudaMemcpyPeer(void *dst, int dstDevice, const void *src,
+                                  int srcDevice, size_t count);
+extern cudaError_t
+cudaMemcpyPeerAsync(void *dst, int dstDevice, const void *src, int srcDevice,
+                    size_t count, cudaStream_t stream ETCOPY_CUDA_DEFAULT_ARG(0));
 extern cudaError_t cudaMemset(void *devPtr, int value, size_t count);
 extern cudaError_t
 cudaMemsetAsync(void *devPtr, int value, size_t count,

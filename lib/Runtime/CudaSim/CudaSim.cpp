@@ -218,6 +218,8 @@ constexpr ErrorDescription kErrors[] = {
      "peer access is already enabled"},
     {cudaErrorPeerAccessNotEnabled, "cudaErrorPeerAccessNotEnabled",
      "peer access has not been enabled"},
+    {cudaErrorTooManyPeers, "cudaErrorTooManyPeers",
+     "peer mapping resources exhausted"},
     {cudaErrorHostMemoryAlreadyRegistered,
      "cudaErrorHostMemoryAlreadyRegistered",
      "part or all of the requested memory range is already mapped"},
@@ -301,6 +303,8 @@ constexpr size_t kNumCallKinds = sizeof(kCallKindNames) / sizeof(char *);
   X(cudaMemcpyAsync, Copy, cudaErrorInvalidValue)                              \
   X(cudaMemcpy2D, Copy, cudaErrorInvalidValue)                                 \
   X(cudaMemcpy2DAsync, Copy, cudaErrorInvalidValue)                            \
+  X(cudaMemcpyPeer, Copy, cudaErrorInvalidValue)                               \
+  X(cudaMemcpyPeerAsync, Copy, cudaErrorInvalidValue)                          \
   X(cudaMemcpyBatchAsync, Batch, cudaErrorInvalidValue)                        \
   X(cudaMemset, Memset, cudaErrorInvalidValue)                                 \
   X(cudaMemsetAsync, Memset, cudaErrorInvalidValue)                            \
@@ -315,7 +319,10 @@ constexpr size_t kNumCallKinds = sizeof(kCallKindNames) / sizeof(char *);
   X(cudaEventRecord, Event, cudaErrorInvalidResourceHandle)                    \
   X(cudaEventSynchronize, Sync, cudaErrorLaunchFailure)                        \
   X(cudaEventQuery, Event, cudaErrorInvalidResourceHandle)                     \
-  X(cudaEventDestroy, Event, cudaErrorInvalidResourceHandle)
+  X(cudaEventDestroy, Event, cudaErrorInvalidResourceHandle)                   \
+  X(cudaDeviceCanAccessPeer, Peer, cudaErrorInvalidDevice)                     \
+  X(cudaDeviceEnablePeerAccess, Peer, cudaErrorTooManyPeers)                   \
+  X(cudaDeviceDisablePeerAccess, Peer, cudaErrorInvalidDevice)
 
 enum class EntryPoint : uint8_t {
 #define ETCOPY_CUDA_SIM_ENUMERATOR(Name, Kind, Error) Name,
@@ -422,6 +429,9 @@ struct Config {
   bool Poison = true;
   /// Bytes of device plus managed memory per device; 0 means unlimited.
   uint64_t MemoryLimit = 0;
+  /// PeerCapable[A * NumDevices + B]: device A can access device B's memory
+  /// once peer access is enabled (ETCOPY_CUDA_SIM_PEER_ACCESS).
+  std::vector<bool> PeerCapable;
   /// The calls that must fail, and the variables' text for messages.
   std::vector<FaultSpec> Faults;
   std::string FailText;
@@ -485,6 +495,37 @@ void parseFaults(const char *Text, Config &Cfg) {
   });
 }
 
+/// Parses ETCOPY_CUDA_SIM_PEER_ACCESS: `all` (the default: every pair of
+/// distinct devices), `none`, or comma-separated pairs A-B of devices that
+/// can access each other.
+void parsePeerAccess(const char *Text, Config &Cfg) {
+  size_t N = size_t(Cfg.NumDevices);
+  bool All = !Text || !strcmp(Text, "all");
+  Cfg.PeerCapable.assign(N * N, false);
+  for (size_t A = 0; All && A < N; ++A)
+    for (size_t B = 0; B < N; ++B)
+      Cfg.PeerCapable[A * N + B] = A != B;
+  if (All || !strcmp(Text, "none"))
+    return;
+  forEachListItem(Text, [&](const std::string &Item) {
+    if (Item.empty())
+      return;
+    size_t Dash = Item.find('-');
+    uint64_t A = 0, B = 0;
+    if (Dash != std::string::npos &&
+        parseUnsigned(Item.substr(0, Dash).c_str(), A) &&
+        parseUnsigned(Item.c_str() + Dash + 1, B) && A < N && B < N &&
+        A != B) {
+      Cfg.PeerCapable[A * N + B] = Cfg.PeerCapable[B * N + A] = true;
+      return;
+    }
+    emit("warning",
+         "ignoring '%s' in ETCOPY_CUDA_SIM_PEER_ACCESS='%s': expected `all`, "
+         "`none` or pairs A-B of distinct devices below %zu",
+         Item.c_str(), Text, N);
+  });
+}
+
 Config Config::fromEnvironment() {
   Config Cfg;
   if (const char *Text = getenv("ETCOPY_CUDA_SIM_DEVICES")) {
@@ -508,6 +549,7 @@ Config Config::fromEnvironment() {
            "count with an optional K, M or G suffix",
            Text);
   }
+  parsePeerAccess(getenv("ETCOPY_CUDA_SIM_PEER_ACCESS"), Cfg);
   if (const char *Text = getenv("ETCOPY_CUDA_SIM_FAIL"))
     parseFaults(Text, Cfg);
   // The older spelling of ETCOPY_CUDA_SIM_FAIL=alloc:N,alloc:M,...
@@ -821,6 +863,10 @@ struct Op {
   bool Is2D = false;
   /// Copy: how it moves its bytes; set by checkCopy.
   CopyPath Path = CopyPath::HostToHost;
+  /// cudaMemcpyPeer and cudaMemcpyPeerAsync: the devices named by the call.
+  bool IsPeer = false;
+  int DstDevice = 0;
+  int SrcDevice = 0;
   /// A copy of a cudaMemcpyBatchAsync: its index in the batch.
   bool InBatch = false;
   size_t BatchIndex = 0;
@@ -1049,6 +1095,12 @@ public:
   cudaError_t getAttributes(cudaPointerAttributes *Attributes,
                             const void *Pointer);
   cudaError_t getDevicePointer(void **Device, void *Host, unsigned Flags);
+  cudaError_t checkDeviceOrdinal(const char *Api, const char *Role,
+                                 int Device);
+  cudaError_t canAccessPeer(int *CanAccess, int Device, int Peer);
+  cudaError_t enablePeerAccess(int Peer, unsigned Flags);
+  cudaError_t disablePeerAccess(int Peer);
+  cudaError_t checkPeerCopy(const char *Api, Op &O);
   void runExitChecks();
   void printStatistics();
   void printCallStatistics();
@@ -1061,6 +1113,9 @@ private:
   static std::atomic<Simulator *> Instance;
 
   std::vector<DeviceState> Devices;
+  /// PeerEnabled[A * NumDevices + B]: cudaDeviceEnablePeerAccess(B) was
+  /// called with A current (and neither device was reset since).
+  std::vector<bool> PeerEnabled;
   std::vector<std::unique_ptr<Stream>> AllStreams;
   std::vector<std::unique_ptr<Event>> AllEvents;
   /// Handle to object, for every stream and event ever created; destroyed
@@ -1091,6 +1146,7 @@ Simulator::Simulator() : Cfg(Config::fromEnvironment()) {
   if (Page > 0)
     PageSize = size_t(Page);
   Devices.resize(size_t(Cfg.NumDevices));
+  PeerEnabled.assign(size_t(Cfg.NumDevices) * size_t(Cfg.NumDevices), false);
   for (int Device = 0; Device < Cfg.NumDevices; ++Device) {
     auto Default = std::make_unique<Stream>();
     Default->Device = Device;
@@ -1372,6 +1428,11 @@ std::string Simulator::describeOp(const Op &O,
       StreamText.empty() ? std::string() : ", stream=" + StreamText;
   switch (O.Kind) {
   case OpKind::Copy:
+    if (O.IsPeer)
+      return format("%s(dst=%s, dstDevice=%d, src=%s, srcDevice=%d, %zu "
+                    "bytes%s)",
+                    O.Api, hex(O.Dst).c_str(), O.DstDevice, hex(O.Src).c_str(),
+                    O.SrcDevice, O.Width, Where.c_str());
     if (O.InBatch)
       return format("%s[%zu](dst=%s, src=%s, %zu bytes%s)", O.Api,
                     O.BatchIndex, hex(O.Dst).c_str(), hex(O.Src).c_str(),
@@ -1903,8 +1964,13 @@ CopyPath Simulator::copyPath(const PtrInfo &Dst, size_t DstExtent,
                                   : CopyPath::DeviceToPageable;
   if (SrcDevice == DstDevice)
     return CopyPath::DeviceToDevice;
-  // Peer access is never enabled (yet): the copy is staged through the host.
-  return CopyPath::PeerStaged;
+  // Without peer access in either direction the driver stages the copy
+  // through host memory.
+  size_t N = size_t(Cfg.NumDevices);
+  return PeerEnabled[size_t(SrcDevice) * N + size_t(DstDevice)] ||
+                 PeerEnabled[size_t(DstDevice) * N + size_t(SrcDevice)]
+             ? CopyPath::PeerDirect
+             : CopyPath::PeerStaged;
 }
 
 /// Counts an accepted non-empty copy.
@@ -1912,6 +1978,35 @@ void Simulator::countCopy(const Op &O) {
   ++Stats.Copies;
   ++Stats.PathCopies[size_t(O.Path)];
   Stats.PathBytes[size_t(O.Path)] += uint64_t(O.Width) * O.Height;
+}
+
+/// Checks that the two sides of a cudaMemcpyPeer are device memory on the
+/// devices the call names. Freed or out-of-bounds pointers are left to
+/// checkCopy, which reports them as such.
+cudaError_t Simulator::checkPeerCopy(const char *Api, Op &O) {
+  for (int Role = 0; Role < 2; ++Role) {
+    uintptr_t Address = Role == 0 ? O.Dst : O.Src;
+    int Device = Role == 0 ? O.DstDevice : O.SrcDevice;
+    const char *Name = Role == 0 ? "dst" : "src";
+    PtrInfo Info = classify(Address);
+    if (Info.Class == PtrClass::Null)
+      continue;
+    if (Info.Class == PtrClass::Owned &&
+        (!Info.Alloc || Info.Alloc->Freed.load(std::memory_order_relaxed)))
+      continue;
+    if (!Info.isDeviceAccessible())
+      return fail(Api, cudaErrorInvalidValue,
+                  "invalid pointer: %s %s is %s; %s needs device memory on "
+                  "cuda:%d (%sDevice)",
+                  Name, hex(Address).c_str(), describe(Info).c_str(), Api,
+                  Device, Name);
+    if (Info.Alloc->Device != Device)
+      return fail(Api, cudaErrorInvalidValue,
+                  "invalid pointer: %s %s is %s, not on cuda:%d (%sDevice)",
+                  Name, hex(Address).c_str(), describe(Info).c_str(), Device,
+                  Name);
+  }
+  return cudaSuccess;
 }
 
 /// Reads the source bytes of a validated 1-D copy now.
@@ -1990,6 +2085,11 @@ cudaError_t Simulator::resetCurrentDevice() {
       release(Table[I], "cudaDeviceReset", 0);
   for (auto It = Registrations.begin(); It != Registrations.end();)
     It = It->second.Device == Device ? Registrations.erase(It) : std::next(It);
+  // Peer access from and to the device ends with its context.
+  size_t N = size_t(Cfg.NumDevices);
+  for (size_t Other = 0; Other < N; ++Other)
+    PeerEnabled[size_t(Device) * N + Other] =
+        PeerEnabled[Other * N + size_t(Device)] = false;
   return cudaSuccess;
 }
 
@@ -2247,6 +2347,115 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaDeviceReset(void) {
     Error = Sim.resetCurrentDevice();
   Sim.trace("cudaDeviceReset(cuda:%d)%s", CurrentDevice,
             Sim.result(Error).c_str());
+  return Simulator::finish(Error);
+}
+
+cudaError_t Simulator::checkDeviceOrdinal(const char *Api, const char *Role,
+                                          int Device) {
+  if (Device < 0 || Device >= Cfg.NumDevices)
+    return fail(Api, cudaErrorInvalidDevice,
+                "invalid device ordinal %d for %s (%d device(s) simulated)",
+                Device, Role, Cfg.NumDevices);
+  return cudaSuccess;
+}
+
+cudaError_t Simulator::canAccessPeer(int *CanAccess, int Device, int Peer) {
+  const char *Api = "cudaDeviceCanAccessPeer";
+  if (!CanAccess)
+    return fail(Api, cudaErrorInvalidValue,
+                "invalid argument: canAccessPeer is null");
+  if (cudaError_t Error = checkDeviceOrdinal(Api, "device", Device))
+    return Error;
+  if (cudaError_t Error = checkDeviceOrdinal(Api, "peerDevice", Peer))
+    return Error;
+  *CanAccess =
+      Cfg.PeerCapable[size_t(Device) * size_t(Cfg.NumDevices) + size_t(Peer)];
+  return cudaSuccess;
+}
+
+cudaError_t Simulator::enablePeerAccess(int Peer, unsigned Flags) {
+  const char *Api = "cudaDeviceEnablePeerAccess";
+  if (cudaError_t Error = checkDeviceOrdinal(Api, "peerDevice", Peer))
+    return Error;
+  if (Flags != 0)
+    return fail(Api, cudaErrorInvalidValue, "invalid flags 0x%x (must be 0)",
+                Flags);
+  size_t Index = size_t(CurrentDevice) * size_t(Cfg.NumDevices) + size_t(Peer);
+  // As the documentation says: cudaErrorInvalidDevice whenever
+  // cudaDeviceCanAccessPeer answers 0, which it does for the device itself.
+  if (Peer == CurrentDevice)
+    return fail(Api, cudaErrorInvalidDevice,
+                "cuda:%d cannot enable peer access to itself", Peer);
+  if (!Cfg.PeerCapable[Index])
+    return fail(Api, cudaErrorInvalidDevice,
+                "cuda:%d cannot access cuda:%d (see "
+                "ETCOPY_CUDA_SIM_PEER_ACCESS)",
+                CurrentDevice, Peer);
+  if (PeerEnabled[Index])
+    return fail(Api, cudaErrorPeerAccessAlreadyEnabled,
+                "peer access from cuda:%d to cuda:%d is already enabled",
+                CurrentDevice, Peer);
+  PeerEnabled[Index] = true;
+  return cudaSuccess;
+}
+
+cudaError_t Simulator::disablePeerAccess(int Peer) {
+  const char *Api = "cudaDeviceDisablePeerAccess";
+  if (cudaError_t Error = checkDeviceOrdinal(Api, "peerDevice", Peer))
+    return Error;
+  size_t Index = size_t(CurrentDevice) * size_t(Cfg.NumDevices) + size_t(Peer);
+  if (!PeerEnabled[Index])
+    return fail(Api, cudaErrorPeerAccessNotEnabled,
+                "peer access from cuda:%d to cuda:%d is not enabled",
+                CurrentDevice, Peer);
+  PeerEnabled[Index] = false;
+  return cudaSuccess;
+}
+
+ETCOPY_CUDA_SIM_API cudaError_t cudaDeviceCanAccessPeer(int *canAccessPeer,
+                                                        int device,
+                                                        int peerDevice) {
+  Simulator &Sim = Simulator::get();
+  std::lock_guard<std::mutex> Lock(Sim.Mutex);
+  cudaError_t Error = Sim.enterRuntime(EntryPoint::cudaDeviceCanAccessPeer);
+  if (Error == cudaSuccess)
+    Error = Sim.requireDevice("cudaDeviceCanAccessPeer");
+  if (Error == cudaSuccess)
+    Error = Sim.canAccessPeer(canAccessPeer, device, peerDevice);
+  Sim.trace("cudaDeviceCanAccessPeer(device=%d, peerDevice=%d)%s", device,
+            peerDevice,
+            Sim.result(Error, Error == cudaSuccess
+                                  ? format("%d", *canAccessPeer)
+                                  : std::string())
+                .c_str());
+  return Simulator::finish(Error);
+}
+
+ETCOPY_CUDA_SIM_API cudaError_t cudaDeviceEnablePeerAccess(int peerDevice,
+                                                           unsigned int flags) {
+  Simulator &Sim = Simulator::get();
+  std::lock_guard<std::mutex> Lock(Sim.Mutex);
+  cudaError_t Error = Sim.enterRuntime(EntryPoint::cudaDeviceEnablePeerAccess);
+  if (Error == cudaSuccess)
+    Error = Sim.requireDevice("cudaDeviceEnablePeerAccess");
+  if (Error == cudaSuccess)
+    Error = Sim.enablePeerAccess(peerDevice, flags);
+  Sim.trace("cudaDeviceEnablePeerAccess(peerDevice=%d, flags=%u, cuda:%d)%s",
+            peerDevice, flags, CurrentDevice, Sim.result(Error).c_str());
+  return Simulator::finish(Error);
+}
+
+ETCOPY_CUDA_SIM_API cudaError_t cudaDeviceDisablePeerAccess(int peerDevice) {
+  Simulator &Sim = Simulator::get();
+  std::lock_guard<std::mutex> Lock(Sim.Mutex);
+  cudaError_t Error =
+      Sim.enterRuntime(EntryPoint::cudaDeviceDisablePeerAccess);
+  if (Error == cudaSuccess)
+    Error = Sim.requireDevice("cudaDeviceDisablePeerAccess");
+  if (Error == cudaSuccess)
+    Error = Sim.disablePeerAccess(peerDevice);
+  Sim.trace("cudaDeviceDisablePeerAccess(peerDevice=%d, cuda:%d)%s",
+            peerDevice, CurrentDevice, Sim.result(Error).c_str());
   return Simulator::finish(Error);
 }
 
@@ -2672,8 +2881,14 @@ static cudaError_t copyCommon(EntryPoint Which, Op O, bool Async,
   if (Error == cudaSuccess && !copyKindName(O.CopyKind))
     Error = Sim.fail(Api, cudaErrorInvalidMemcpyDirection,
                      "invalid copy kind %d", O.CopyKind);
+  if (Error == cudaSuccess && O.IsPeer)
+    Error = Sim.checkDeviceOrdinal(Api, "dstDevice", O.DstDevice);
+  if (Error == cudaSuccess && O.IsPeer)
+    Error = Sim.checkDeviceOrdinal(Api, "srcDevice", O.SrcDevice);
   // Empty copies are valid no-ops whatever the pointers are.
   bool Empty = O.Width == 0 || O.Height == 0;
+  if (Error == cudaSuccess && !Empty && O.IsPeer)
+    Error = Sim.checkPeerCopy(Api, O);
   if (Error == cudaSuccess && !Empty)
     Error = Sim.checkCopy(Api, O);
   if (Error == cudaSuccess && !Empty) {
@@ -2742,6 +2957,33 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaMemcpy2DAsync(
       EntryPoint::cudaMemcpy2DAsync,
       makeCopy(dst, dpitch, src, spitch, width, height, kind, true),
       /*Async=*/true, stream);
+}
+
+static Op makePeerCopy(void *Dst, int DstDevice, const void *Src,
+                       int SrcDevice, size_t Count) {
+  Op O = makeCopy(Dst, Count, Src, Count, Count, 1, cudaMemcpyDeviceToDevice,
+                  /*Is2D=*/false);
+  O.IsPeer = true;
+  O.DstDevice = DstDevice;
+  O.SrcDevice = SrcDevice;
+  return O;
+}
+
+ETCOPY_CUDA_SIM_API cudaError_t cudaMemcpyPeer(void *dst, int dstDevice,
+                                               const void *src, int srcDevice,
+                                               size_t count) {
+  return copyCommon(EntryPoint::cudaMemcpyPeer,
+                    makePeerCopy(dst, dstDevice, src, srcDevice, count),
+                    /*Async=*/false, nullptr);
+}
+
+ETCOPY_CUDA_SIM_API cudaError_t cudaMemcpyPeerAsync(void *dst, int dstDevice,
+                                                    const void *src,
+                                                    int srcDevice, size_t count,
+                                                    cudaStream_t stream) {
+  return copyCommon(EntryPoint::cudaMemcpyPeerAsync,
+                    makePeerCopy(dst, dstDevice, src, srcDevice, count),
+                    /*Async=*/true, stream);
 }
 
 //===----------------------------------------------------------------------===//

@@ -59,6 +59,7 @@ int main(void) {
   VALUE(cudaErrorLaunchTimeout);
   VALUE(cudaErrorPeerAccessAlreadyEnabled);
   VALUE(cudaErrorPeerAccessNotEnabled);
+  VALUE(cudaErrorTooManyPeers);
   VALUE(cudaErrorHostMemoryAlreadyRegistered);
   VALUE(cudaErrorHostMemoryNotRegistered);
   VALUE(cudaErrorLaunchFailure);
