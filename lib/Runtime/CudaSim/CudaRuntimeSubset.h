@@ -8,18 +8,21 @@
 |* without the toolkit. It is valid C and C++; in C++ the stream arguments    *|
 |* have the same default values as in the real header.                        *|
 |*                                                                            *|
-|* If the real cuda_runtime_api.h was included first this header is empty, so *|
-|* the two can be mixed in that order; including the real header after this   *|
-|* one is not supported (it redefines the types).                             *|
+|* It also declares the driver types (cuda.h, cudaTypedefs.h) of the driver   *|
+|* functions that the simulator's cudaGetDriverEntryPointByVersion returns.   *|
+|*                                                                            *|
+|* Each part is empty if the real header it copies was included first, so the *|
+|* two can be mixed in that order; including a real header after this one is  *|
+|* not supported (it redefines the types).                                    *|
 |*                                                                            *|
 \*===----------------------------------------------------------------------===*/
 
 #ifndef ETCOPY_RUNTIME_CUDASIM_CUDARUNTIMESUBSET_H
 #define ETCOPY_RUNTIME_CUDASIM_CUDARUNTIMESUBSET_H
 
-#if !defined(__CUDA_RUNTIME_API_H__)
-
 #include <stddef.h>
+
+#if !defined(__CUDA_RUNTIME_API_H__)
 
 #ifdef __cplusplus
 #define ETCOPY_CUDA_DEFAULT_ARG(Value) = Value
@@ -176,6 +179,18 @@ typedef struct CUevent_st *cudaEvent_t;
 #define cudaCpuDeviceId ((int)-1)
 #define cudaInvalidDeviceId ((int)-2)
 
+enum cudaGetDriverEntryPointFlags {
+  cudaEnableDefault = 0x0,
+  cudaEnableLegacyStream = 0x1,
+  cudaEnablePerThreadDefaultStream = 0x2
+};
+
+enum cudaDriverEntryPointQueryResult {
+  cudaDriverEntryPointSuccess = 0,
+  cudaDriverEntryPointSymbolNotFound = 1,
+  cudaDriverEntryPointVersionNotSufficent = 2
+};
+
 /*===----------------------------------------------------------------------===*
  * Device management and errors
  *===----------------------------------------------------------------------===*/
@@ -194,6 +209,11 @@ extern cudaError_t cudaDeviceCanAccessPeer(int *canAccessPeer, int device,
 extern cudaError_t cudaDeviceEnablePeerAccess(int peerDevice,
                                               unsigned int flags);
 extern cudaError_t cudaDeviceDisablePeerAccess(int peerDevice);
+extern cudaError_t cudaGetDriverEntryPointByVersion(
+    const char *symbol, void **funcPtr, unsigned int cudaVersion,
+    unsigned long long flags,
+    enum cudaDriverEntryPointQueryResult *driverStatus
+        ETCOPY_CUDA_DEFAULT_ARG(NULL));
 extern cudaError_t cudaRuntimeGetVersion(int *runtimeVersion);
 extern cudaError_t cudaDriverGetVersion(int *driverVersion);
 
@@ -244,7 +264,8 @@ extern cudaError_t cudaMemcpyPeer(void *dst, int dstDevice, const void *src,
                                   int srcDevice, size_t count);
 extern cudaError_t
 cudaMemcpyPeerAsync(void *dst, int dstDevice, const void *src, int srcDevice,
-                    size_t count, cudaStream_t stream ETCOPY_CUDA_DEFAULT_ARG(0));
+                    size_t count,
+                    cudaStream_t stream ETCOPY_CUDA_DEFAULT_ARG(0));
 extern cudaError_t cudaMemset(void *devPtr, int value, size_t count);
 extern cudaError_t
 cudaMemsetAsync(void *devPtr, int value, size_t count,
@@ -281,5 +302,40 @@ extern cudaError_t cudaEventDestroy(cudaEvent_t event);
 #undef ETCOPY_CUDA_DEFAULT_ARG
 
 #endif /* !defined(__CUDA_RUNTIME_API_H__) */
+
+/*===----------------------------------------------------------------------===*
+ * Driver API types of the functions cudaGetDriverEntryPointByVersion returns
+ * (from cuda.h and cudaTypedefs.h; each part is empty if its real header was
+ * included first)
+ *===----------------------------------------------------------------------===*/
+
+#if !defined(__cuda_cuda_h__)
+typedef unsigned long long CUdeviceptr;
+typedef struct CUstream_st *CUstream;
+
+/* Only the codes the simulated driver functions return or name. */
+typedef enum cudaError_enum {
+  CUDA_SUCCESS = 0,
+  CUDA_ERROR_INVALID_VALUE = 1,
+  CUDA_ERROR_NO_DEVICE = 100,
+  CUDA_ERROR_INVALID_HANDLE = 400,
+  CUDA_ERROR_UNKNOWN = 999
+} CUresult;
+
+#define CU_STREAM_LEGACY ((CUstream)0x1)
+#define CU_STREAM_PER_THREAD ((CUstream)0x2)
+#endif /* !defined(__cuda_cuda_h__) */
+
+#if !defined(CUDATYPEDEFS_H)
+typedef CUresult (*PFN_cuMemsetD8Async_v3020)(CUdeviceptr dstDevice,
+                                              unsigned char uc, size_t N,
+                                              CUstream hStream);
+typedef CUresult (*PFN_cuMemsetD16Async_v3020)(CUdeviceptr dstDevice,
+                                               unsigned short us, size_t N,
+                                               CUstream hStream);
+typedef CUresult (*PFN_cuMemsetD32Async_v3020)(CUdeviceptr dstDevice,
+                                               unsigned int ui, size_t N,
+                                               CUstream hStream);
+#endif /* !defined(CUDATYPEDEFS_H) */
 
 #endif /* ETCOPY_RUNTIME_CUDASIM_CUDARUNTIMESUBSET_H */

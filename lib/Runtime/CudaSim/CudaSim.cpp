@@ -16,6 +16,9 @@
 
 #if defined(ETCOPY_CUDA_SIM_HAVE_CUDA_HEADERS)
 #include <cuda_runtime_api.h>
+// cuda.h and the driver function pointer types, to check the simulated
+// driver functions against them.
+#include <cudaTypedefs.h>
 #else
 #include "CudaRuntimeSubset.h"
 #endif
@@ -35,6 +38,7 @@
 #include <mutex>
 #include <new>
 #include <string>
+#include <type_traits>
 #include <unordered_map>
 #include <vector>
 
@@ -270,8 +274,8 @@ enum class CallKind : uint8_t {
 };
 
 constexpr const char *kCallKindNames[] = {
-    "alloc",  "free",  "copy", "batch",      "memset", "stream",
-    "event",  "sync",  "set-device", "host-alloc", "peer", "other"};
+    "alloc", "free", "copy",       "batch",      "memset", "stream",
+    "event", "sync", "set-device", "host-alloc", "peer",   "other"};
 constexpr size_t kNumCallKinds = sizeof(kCallKindNames) / sizeof(char *);
 
 /// Every counted entry point: its name, its kind and the error an injected
@@ -308,6 +312,9 @@ constexpr size_t kNumCallKinds = sizeof(kCallKindNames) / sizeof(char *);
   X(cudaMemcpyBatchAsync, Batch, cudaErrorInvalidValue)                        \
   X(cudaMemset, Memset, cudaErrorInvalidValue)                                 \
   X(cudaMemsetAsync, Memset, cudaErrorInvalidValue)                            \
+  X(cuMemsetD8Async, Memset, CUDA_ERROR_INVALID_VALUE)                         \
+  X(cuMemsetD16Async, Memset, CUDA_ERROR_INVALID_VALUE)                        \
+  X(cuMemsetD32Async, Memset, CUDA_ERROR_INVALID_VALUE)                        \
   X(cudaStreamCreate, Stream, cudaErrorMemoryAllocation)                       \
   X(cudaStreamCreateWithFlags, Stream, cudaErrorMemoryAllocation)              \
   X(cudaStreamDestroy, Stream, cudaErrorInvalidResourceHandle)                 \
@@ -322,7 +329,8 @@ constexpr size_t kNumCallKinds = sizeof(kCallKindNames) / sizeof(char *);
   X(cudaEventDestroy, Event, cudaErrorInvalidResourceHandle)                   \
   X(cudaDeviceCanAccessPeer, Peer, cudaErrorInvalidDevice)                     \
   X(cudaDeviceEnablePeerAccess, Peer, cudaErrorTooManyPeers)                   \
-  X(cudaDeviceDisablePeerAccess, Peer, cudaErrorInvalidDevice)
+  X(cudaDeviceDisablePeerAccess, Peer, cudaErrorInvalidDevice)                 \
+  X(cudaGetDriverEntryPointByVersion, Other, cudaErrorNotSupported)
 
 enum class EntryPoint : uint8_t {
 #define ETCOPY_CUDA_SIM_ENUMERATOR(Name, Kind, Error) Name,
@@ -342,10 +350,35 @@ constexpr EntryPointInfo kEntryPoints[] = {
     ETCOPY_CUDA_SIM_ENTRY_POINTS(ETCOPY_CUDA_SIM_ENTRY)
 #undef ETCOPY_CUDA_SIM_ENTRY
 };
-constexpr size_t kNumEntryPoints = sizeof(kEntryPoints) / sizeof(kEntryPoints[0]);
+constexpr size_t kNumEntryPoints =
+    sizeof(kEntryPoints) / sizeof(kEntryPoints[0]);
 
 const EntryPointInfo &entryPointInfo(EntryPoint Which) {
   return kEntryPoints[size_t(Which)];
+}
+
+/// The driver functions return a CUresult and leave the runtime's last
+/// error alone.
+bool isDriverEntryPoint(EntryPoint Which) {
+  return Which == EntryPoint::cuMemsetD8Async ||
+         Which == EntryPoint::cuMemsetD16Async ||
+         Which == EntryPoint::cuMemsetD32Async;
+}
+
+/// Names of the CUresult codes the simulated driver functions return.
+const char *driverErrorName(int Result) {
+  switch (Result) {
+  case CUDA_SUCCESS:
+    return "CUDA_SUCCESS";
+  case CUDA_ERROR_INVALID_VALUE:
+    return "CUDA_ERROR_INVALID_VALUE";
+  case CUDA_ERROR_NO_DEVICE:
+    return "CUDA_ERROR_NO_DEVICE";
+  case CUDA_ERROR_INVALID_HANDLE:
+    return "CUDA_ERROR_INVALID_HANDLE";
+  default:
+    return "CUDA_ERROR_UNKNOWN";
+  }
 }
 
 //===----------------------------------------------------------------------===//
@@ -441,7 +474,7 @@ struct Config {
   /// The text of the variable a fault came from.
   const std::string &faultText(const FaultSpec &Fault) const {
     return strcmp(Fault.Variable, "ETCOPY_CUDA_SIM_FAIL") == 0 ? FailText
-                                                                : FailAllocText;
+                                                               : FailAllocText;
   }
 };
 
@@ -514,8 +547,7 @@ void parsePeerAccess(const char *Text, Config &Cfg) {
     uint64_t A = 0, B = 0;
     if (Dash != std::string::npos &&
         parseUnsigned(Item.substr(0, Dash).c_str(), A) &&
-        parseUnsigned(Item.c_str() + Dash + 1, B) && A < N && B < N &&
-        A != B) {
+        parseUnsigned(Item.c_str() + Dash + 1, B) && A < N && B < N && A != B) {
       Cfg.PeerCapable[A * N + B] = Cfg.PeerCapable[B * N + A] = true;
       return;
     }
@@ -840,8 +872,8 @@ enum class CopyPath : uint8_t {
 
 /// The names of the paths in statistics and traces.
 constexpr const char *kCopyPathNames[] = {
-    "h2h",  "h2d_pinned",  "h2d_pageable", "d2h_pinned",
-    "d2h_pageable", "d2d", "peer_direct",  "peer_staged"};
+    "h2h",          "h2d_pinned", "h2d_pageable", "d2h_pinned",
+    "d2h_pageable", "d2d",        "peer_direct",  "peer_staged"};
 constexpr size_t kNumCopyPaths = sizeof(kCopyPathNames) / sizeof(char *);
 
 /// One unit of queued work. Copies and memsets keep raw addresses and are
@@ -858,7 +890,11 @@ struct Op {
   size_t Height = 1;
   size_t DstPitch = 0;
   size_t SrcPitch = 0;
+  /// Memset: the byte value, or for the driver memsets the 8-, 16- or
+  /// 32-bit pattern of each ElementSize-byte element.
   int Value = 0;
+  unsigned ElementSize = 1;
+  bool DriverMemset = false;
   int CopyKind = cudaMemcpyDefault;
   bool Is2D = false;
   /// Copy: how it moves its bytes; set by checkCopy.
@@ -1095,8 +1131,7 @@ public:
   cudaError_t getAttributes(cudaPointerAttributes *Attributes,
                             const void *Pointer);
   cudaError_t getDevicePointer(void **Device, void *Host, unsigned Flags);
-  cudaError_t checkDeviceOrdinal(const char *Api, const char *Role,
-                                 int Device);
+  cudaError_t checkDeviceOrdinal(const char *Api, const char *Role, int Device);
   cudaError_t canAccessPeer(int *CanAccess, int Device, int Peer);
   cudaError_t enablePeerAccess(int Peer, unsigned Flags);
   cudaError_t disablePeerAccess(int Peer);
@@ -1186,9 +1221,11 @@ int Simulator::enter(EntryPoint Which) {
                          ? format("API call #%" PRIu64, Ordinal)
                          : format("%s call #%" PRIu64,
                                   kCallKindNames[size_t(Info.Kind)], Ordinal);
+  const char *Error = isDriverEntryPoint(Which)
+                          ? driverErrorName(Info.InjectedError)
+                          : errorName(cudaError_t(Info.InjectedError));
   emit("error", "%s: injected failure: %s fails with %s because %s=%s",
-       Info.Name, Call.c_str(), errorName(cudaError_t(Info.InjectedError)),
-       Fault->Variable,
+       Info.Name, Call.c_str(), Error, Fault->Variable,
        Cfg.faultText(*Fault).c_str());
   return Info.InjectedError;
 }
@@ -1434,9 +1471,9 @@ std::string Simulator::describeOp(const Op &O,
                     O.Api, hex(O.Dst).c_str(), O.DstDevice, hex(O.Src).c_str(),
                     O.SrcDevice, O.Width, Where.c_str());
     if (O.InBatch)
-      return format("%s[%zu](dst=%s, src=%s, %zu bytes%s)", O.Api,
-                    O.BatchIndex, hex(O.Dst).c_str(), hex(O.Src).c_str(),
-                    O.Width, Where.c_str());
+      return format("%s[%zu](dst=%s, src=%s, %zu bytes%s)", O.Api, O.BatchIndex,
+                    hex(O.Dst).c_str(), hex(O.Src).c_str(), O.Width,
+                    Where.c_str());
     if (O.Is2D)
       return format("%s(dst=%s, dpitch=%zu, src=%s, spitch=%zu, width=%zu, "
                     "height=%zu, %s%s)",
@@ -1447,6 +1484,10 @@ std::string Simulator::describeOp(const Op &O,
                   hex(O.Dst).c_str(), hex(O.Src).c_str(), O.Width,
                   copyKindLabel(O.CopyKind).c_str(), Where.c_str());
   case OpKind::Memset:
+    if (O.DriverMemset)
+      return format("%s(dst=%s, value=0x%x, %zu elements%s)", O.Api,
+                    hex(O.Dst).c_str(), unsigned(O.Value),
+                    O.Width / O.ElementSize, Where.c_str());
     return format("%s(dst=%s, value=%d, %zu bytes%s)", O.Api,
                   hex(O.Dst).c_str(), O.Value, O.Width, Where.c_str());
   case OpKind::Free:
@@ -1499,7 +1540,15 @@ void Simulator::execute(const Op &O, const Stream *S, DrainContext &Ctx) {
   };
   char *Dst = Translate(O.Dst, O.DstAlloc);
   if (O.Kind == OpKind::Memset) {
-    memset(Dst, O.Value, O.Width);
+    if (O.ElementSize == 1) {
+      memset(Dst, O.Value, O.Width);
+      return;
+    }
+    // The pattern's low ElementSize bytes, in the host's (and the device's)
+    // little-endian order.
+    uint32_t Pattern = uint32_t(O.Value);
+    for (size_t Offset = 0; Offset < O.Width; Offset += O.ElementSize)
+      memcpy(Dst + Offset, &Pattern, O.ElementSize);
     return;
   }
   const char *Src =
@@ -2024,8 +2073,12 @@ cudaError_t Simulator::checkMemset(const char *Api, Op &O) {
                 "invalid pointer: dst is null in a memset of %zu bytes",
                 O.Width);
   PtrInfo Info = classify(O.Dst);
+  std::string Shape = O.DriverMemset
+                          ? format("; %zu elements of %u bytes",
+                                   O.Width / O.ElementSize, O.ElementSize)
+                          : std::string();
   if (Info.Class == PtrClass::Owned)
-    if (cudaError_t Error = checkRange(Api, "dst", O.Dst, Info, O.Width, ""))
+    if (cudaError_t Error = checkRange(Api, "dst", O.Dst, Info, O.Width, Shape))
       return Error;
   if (!Info.isDeviceAccessible())
     return fail(Api, cudaErrorInvalidValue,
@@ -2111,8 +2164,7 @@ void Simulator::printStatistics() {
       "copies: pinned=%" PRIu64 " pinned_bytes=%" PRIu64 " pageable=%" PRIu64
       " pageable_bytes=%" PRIu64,
       N[H2DPinned] + N[D2HPinned], Bytes[H2DPinned] + Bytes[D2HPinned],
-      N[H2DPageable] + N[D2HPageable],
-      Bytes[H2DPageable] + Bytes[D2HPageable]);
+      N[H2DPageable] + N[D2HPageable], Bytes[H2DPageable] + Bytes[D2HPageable]);
   for (size_t Path = 0; Path < kNumCopyPaths; ++Path)
     Line += format(" %s=%" PRIu64 " %s_bytes=%" PRIu64, kCopyPathNames[Path],
                    N[Path], kCopyPathNames[Path], Bytes[Path]);
@@ -2127,8 +2179,8 @@ void Simulator::printStatistics() {
 void Simulator::printCallStatistics() {
   std::string Kinds = format("calls: any=%" PRIu64, Stats.AnyCalls);
   for (size_t Kind = 0; Kind < kNumCallKinds; ++Kind)
-    Kinds += format(" %s=%" PRIu64, kCallKindNames[Kind],
-                    Stats.KindCalls[Kind]);
+    Kinds +=
+        format(" %s=%" PRIu64, kCallKindNames[Kind], Stats.KindCalls[Kind]);
   emitLine("stats", Kinds);
   std::string Calls = "entry-points:";
   for (size_t Which = 0; Which < kNumEntryPoints; ++Which)
@@ -2422,12 +2474,11 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaDeviceCanAccessPeer(int *canAccessPeer,
     Error = Sim.requireDevice("cudaDeviceCanAccessPeer");
   if (Error == cudaSuccess)
     Error = Sim.canAccessPeer(canAccessPeer, device, peerDevice);
-  Sim.trace("cudaDeviceCanAccessPeer(device=%d, peerDevice=%d)%s", device,
-            peerDevice,
-            Sim.result(Error, Error == cudaSuccess
-                                  ? format("%d", *canAccessPeer)
-                                  : std::string())
-                .c_str());
+  Sim.trace(
+      "cudaDeviceCanAccessPeer(device=%d, peerDevice=%d)%s", device, peerDevice,
+      Sim.result(Error, Error == cudaSuccess ? format("%d", *canAccessPeer)
+                                             : std::string())
+          .c_str());
   return Simulator::finish(Error);
 }
 
@@ -2448,14 +2499,13 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaDeviceEnablePeerAccess(int peerDevice,
 ETCOPY_CUDA_SIM_API cudaError_t cudaDeviceDisablePeerAccess(int peerDevice) {
   Simulator &Sim = Simulator::get();
   std::lock_guard<std::mutex> Lock(Sim.Mutex);
-  cudaError_t Error =
-      Sim.enterRuntime(EntryPoint::cudaDeviceDisablePeerAccess);
+  cudaError_t Error = Sim.enterRuntime(EntryPoint::cudaDeviceDisablePeerAccess);
   if (Error == cudaSuccess)
     Error = Sim.requireDevice("cudaDeviceDisablePeerAccess");
   if (Error == cudaSuccess)
     Error = Sim.disablePeerAccess(peerDevice);
-  Sim.trace("cudaDeviceDisablePeerAccess(peerDevice=%d, cuda:%d)%s",
-            peerDevice, CurrentDevice, Sim.result(Error).c_str());
+  Sim.trace("cudaDeviceDisablePeerAccess(peerDevice=%d, cuda:%d)%s", peerDevice,
+            CurrentDevice, Sim.result(Error).c_str());
   return Simulator::finish(Error);
 }
 
@@ -2597,8 +2647,8 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaHostAlloc(void **pHost, size_t size,
   cudaError_t Error = Sim.enterRuntime(EntryPoint::cudaHostAlloc);
   if (Error == cudaSuccess)
     Error = Sim.requireDevice("cudaHostAlloc");
-  const unsigned Known = cudaHostAllocPortable | cudaHostAllocMapped |
-                         cudaHostAllocWriteCombined;
+  const unsigned Known =
+      cudaHostAllocPortable | cudaHostAllocMapped | cudaHostAllocWriteCombined;
   if (Error == cudaSuccess && (flags & ~Known))
     Error = Sim.fail("cudaHostAlloc", cudaErrorInvalidValue,
                      "invalid flags 0x%x (expected a combination of "
@@ -2759,8 +2809,8 @@ cudaError_t Simulator::getDevicePointer(void **Device, void *Host,
     return fail(Api, cudaErrorInvalidValue,
                 "invalid argument: pDevice is null");
   if (Flags != 0)
-    return fail(Api, cudaErrorInvalidValue,
-                "invalid flags 0x%x (must be 0)", Flags);
+    return fail(Api, cudaErrorInvalidValue, "invalid flags 0x%x (must be 0)",
+                Flags);
   uintptr_t Address = reinterpret_cast<uintptr_t>(Host);
   PtrInfo Info = classify(Address);
   if (Info.Class == PtrClass::Owned)
@@ -2959,8 +3009,8 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaMemcpy2DAsync(
       /*Async=*/true, stream);
 }
 
-static Op makePeerCopy(void *Dst, int DstDevice, const void *Src,
-                       int SrcDevice, size_t Count) {
+static Op makePeerCopy(void *Dst, int DstDevice, const void *Src, int SrcDevice,
+                       size_t Count) {
   Op O = makeCopy(Dst, Count, Src, Count, Count, 1, cudaMemcpyDeviceToDevice,
                   /*Is2D=*/false);
   O.IsPeer = true;
@@ -3024,8 +3074,7 @@ static cudaError_t checkBatchAttributes(Simulator &Sim, const char *Api,
                     "and count (%zu)",
                     NumAttrs, Count);
   if (!Attrs || !AttrsIdxs)
-    return Sim.fail(Api, cudaErrorInvalidValue,
-                    "invalid argument: %s is null",
+    return Sim.fail(Api, cudaErrorInvalidValue, "invalid argument: %s is null",
                     !Attrs ? "attrs" : "attrsIdxs");
   for (size_t K = 0; K < NumAttrs; ++K) {
     if (K == 0 && AttrsIdxs[0] != 0)
@@ -3055,8 +3104,8 @@ static cudaError_t checkBatchAttributes(Simulator &Sim, const char *Api,
                       K, Order);
     if (Attr.flags & ~unsigned(cudaMemcpyFlagPreferOverlapWithCompute))
       return Sim.fail(Api, cudaErrorInvalidValue,
-                      "invalid attribute: attrs[%zu].flags is 0x%x",
-                      K, Attr.flags);
+                      "invalid attribute: attrs[%zu].flags is 0x%x", K,
+                      Attr.flags);
     if (cudaError_t Error =
             checkLocationHint(Sim, Api, K, "srcLocHint", Attr.srcLocHint))
       return Error;
@@ -3117,11 +3166,10 @@ static cudaError_t checkBatchIndependence(Simulator &Sim, const char *Api,
   return cudaSuccess;
 }
 
-ETCOPY_CUDA_SIM_API cudaError_t
-cudaMemcpyBatchAsync(void *const *dsts, const void *const *srcs,
-                     const size_t *sizes, size_t count,
-                     cudaMemcpyAttributes *attrs, size_t *attrsIdxs,
-                     size_t numAttrs, cudaStream_t stream) {
+ETCOPY_CUDA_SIM_API cudaError_t cudaMemcpyBatchAsync(
+    void *const *dsts, const void *const *srcs, const size_t *sizes,
+    size_t count, cudaMemcpyAttributes *attrs, size_t *attrsIdxs,
+    size_t numAttrs, cudaStream_t stream) {
   Simulator &Sim = Simulator::get();
   std::lock_guard<std::mutex> Lock(Sim.Mutex);
   const char *Api = "cudaMemcpyBatchAsync";
@@ -3135,12 +3183,13 @@ cudaMemcpyBatchAsync(void *const *dsts, const void *const *srcs,
   Stream *S =
       Error == cudaSuccess ? Sim.lookupStream(Api, stream, Error) : nullptr;
   if (S && count == 0)
-    Error = Sim.fail(Api, cudaErrorInvalidValue,
-                     "invalid argument: count is 0");
+    Error =
+        Sim.fail(Api, cudaErrorInvalidValue, "invalid argument: count is 0");
   else if (S && (!dsts || !srcs || !sizes))
-    Error = Sim.fail(Api, cudaErrorInvalidValue,
-                     "invalid argument: %s is null",
-                     !dsts ? "dsts" : !srcs ? "srcs" : "sizes");
+    Error = Sim.fail(Api, cudaErrorInvalidValue, "invalid argument: %s is null",
+                     !dsts   ? "dsts"
+                     : !srcs ? "srcs"
+                             : "sizes");
   if (Error == cudaSuccess)
     Error = checkBatchAttributes(Sim, Api, count, attrs, attrsIdxs, numAttrs);
 
@@ -3148,7 +3197,8 @@ cudaMemcpyBatchAsync(void *const *dsts, const void *const *srcs,
   // queue nothing unless all of them pass.
   uint64_t Bytes = 0;
   for (size_t I = 0; sizes && I < count; ++I)
-    Bytes = __builtin_add_overflow(Bytes, sizes[I], &Bytes) ? UINT64_MAX : Bytes;
+    Bytes =
+        __builtin_add_overflow(Bytes, sizes[I], &Bytes) ? UINT64_MAX : Bytes;
   std::vector<Op> Copies;
   for (size_t I = 0, K = 0; Error == cudaSuccess && I < count; ++I) {
     while (K + 1 < numAttrs && attrsIdxs[K + 1] <= I)
@@ -3230,8 +3280,8 @@ static cudaError_t memsetCommon(EntryPoint Which, void *DevPtr, int Value,
 
 ETCOPY_CUDA_SIM_API cudaError_t cudaMemset(void *devPtr, int value,
                                            size_t count) {
-  return memsetCommon(EntryPoint::cudaMemset, devPtr, value, count, /*Async=*/false,
-                      nullptr);
+  return memsetCommon(EntryPoint::cudaMemset, devPtr, value, count,
+                      /*Async=*/false, nullptr);
 }
 
 ETCOPY_CUDA_SIM_API cudaError_t cudaMemsetAsync(void *devPtr, int value,
@@ -3242,11 +3292,188 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaMemsetAsync(void *devPtr, int value,
 }
 
 //===----------------------------------------------------------------------===//
+// Driver memsets and cudaGetDriverEntryPointByVersion
+//===----------------------------------------------------------------------===//
+
+/// The CUresult for an error of the checks shared with the runtime.
+static CUresult driverResult(cudaError_t Error) {
+  switch (Error) {
+  case cudaSuccess:
+    return CUDA_SUCCESS;
+  case cudaErrorNoDevice:
+    return CUDA_ERROR_NO_DEVICE;
+  case cudaErrorInvalidResourceHandle:
+    return CUDA_ERROR_INVALID_HANDLE;
+  default:
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+}
+
+/// Shared implementation of the simulated cuMemsetD8Async, cuMemsetD16Async
+/// and cuMemsetD32Async: N elements of ElementSize bytes set to Pattern, in
+/// stream order like cudaMemsetAsync. Driver calls return a CUresult and do
+/// not touch the runtime's last error.
+static CUresult driverMemset(EntryPoint Which, CUdeviceptr Dst,
+                             uint32_t Pattern, unsigned ElementSize, size_t N,
+                             CUstream Handle) {
+  Simulator &Sim = Simulator::get();
+  std::lock_guard<std::mutex> Lock(Sim.Mutex);
+  const char *Api = entryPointInfo(Which).Name;
+  Op O;
+  O.Kind = OpKind::Memset;
+  O.Api = Api;
+  O.Dst = uintptr_t(Dst);
+  O.Value = int(Pattern);
+  O.ElementSize = ElementSize;
+  O.DriverMemset = true;
+  CUresult Result = CUresult(Sim.enter(Which));
+  cudaError_t Error = cudaSuccess;
+  if (Result == CUDA_SUCCESS)
+    Error = Sim.requireDevice(Api);
+  Stream *S = Result == CUDA_SUCCESS && Error == cudaSuccess
+                  ? Sim.lookupStream(Api, Handle, Error)
+                  : nullptr;
+  if (S && __builtin_mul_overflow(N, size_t(ElementSize), &O.Width))
+    Error = Sim.fail(Api, cudaErrorInvalidValue,
+                     "invalid argument: %zu elements of %u bytes overflow the "
+                     "address space",
+                     N, ElementSize);
+  else if (S && N != 0 && O.Dst % ElementSize != 0)
+    Error = Sim.fail(Api, cudaErrorInvalidValue,
+                     "misaligned pointer: dst %s is not %u-byte aligned",
+                     hex(O.Dst).c_str(), ElementSize);
+  if (S && Error == cudaSuccess && N != 0)
+    Error = Sim.checkMemset(Api, O);
+  if (S && Error == cudaSuccess && N != 0) {
+    ++Sim.Stats.Memsets;
+    Sim.enqueue(*S, O);
+  }
+  if (Result == CUDA_SUCCESS)
+    Result = driverResult(Error);
+  Sim.trace("%s(dst=%s, value=0x%x, %zu elements, stream=%s)%s%s", Api,
+            hex(O.Dst).c_str(), Pattern, N, Sim.streamLabel(Handle).c_str(),
+            Result == CUDA_SUCCESS ? "" : " -> ",
+            Result == CUDA_SUCCESS ? "" : driverErrorName(Result));
+  return Result;
+}
+
+static CUresult simMemsetD8Async(CUdeviceptr dstDevice, unsigned char uc,
+                                 size_t N, CUstream hStream) {
+  return driverMemset(EntryPoint::cuMemsetD8Async, dstDevice, uc, 1, N,
+                      hStream);
+}
+
+static CUresult simMemsetD16Async(CUdeviceptr dstDevice, unsigned short us,
+                                  size_t N, CUstream hStream) {
+  return driverMemset(EntryPoint::cuMemsetD16Async, dstDevice, us, 2, N,
+                      hStream);
+}
+
+static CUresult simMemsetD32Async(CUdeviceptr dstDevice, unsigned int ui,
+                                  size_t N, CUstream hStream) {
+  return driverMemset(EntryPoint::cuMemsetD32Async, dstDevice, ui, 4, N,
+                      hStream);
+}
+
+// The functions handed out must have exactly the driver's types (checked
+// against cudaTypedefs.h when the toolkit is found).
+static_assert(
+    std::is_same<decltype(&simMemsetD8Async), PFN_cuMemsetD8Async_v3020>::value,
+    "cuMemsetD8Async has the driver's type");
+static_assert(std::is_same<decltype(&simMemsetD16Async),
+                           PFN_cuMemsetD16Async_v3020>::value,
+              "cuMemsetD16Async has the driver's type");
+static_assert(std::is_same<decltype(&simMemsetD32Async),
+                           PFN_cuMemsetD32Async_v3020>::value,
+              "cuMemsetD32Async has the driver's type");
+
+namespace {
+/// A driver function cudaGetDriverEntryPointByVersion can return: its name,
+/// the simulated function and the CUDA version that introduced the ABI.
+struct DriverSymbol {
+  const char *Name;
+  void *Function;
+  unsigned Introduced;
+};
+} // namespace
+
+static const DriverSymbol kDriverSymbols[] = {
+    {"cuMemsetD8Async", reinterpret_cast<void *>(&simMemsetD8Async), 3020},
+    {"cuMemsetD16Async", reinterpret_cast<void *>(&simMemsetD16Async), 3020},
+    {"cuMemsetD32Async", reinterpret_cast<void *>(&simMemsetD32Async), 3020},
+};
+
+static const char *queryResultName(cudaDriverEntryPointQueryResult Status) {
+  switch (Status) {
+  case cudaDriverEntryPointSuccess:
+    return "cudaDriverEntryPointSuccess";
+  case cudaDriverEntryPointSymbolNotFound:
+    return "cudaDriverEntryPointSymbolNotFound";
+  case cudaDriverEntryPointVersionNotSufficent:
+    return "cudaDriverEntryPointVersionNotSufficent";
+  }
+  return "?";
+}
+
+ETCOPY_CUDA_SIM_API cudaError_t cudaGetDriverEntryPointByVersion(
+    const char *symbol, void **funcPtr, unsigned int cudaVersion,
+    unsigned long long flags, cudaDriverEntryPointQueryResult *driverStatus) {
+  Simulator &Sim = Simulator::get();
+  std::lock_guard<std::mutex> Lock(Sim.Mutex);
+  const char *Api = "cudaGetDriverEntryPointByVersion";
+  cudaError_t Error =
+      Sim.enterRuntime(EntryPoint::cudaGetDriverEntryPointByVersion);
+  if (Error == cudaSuccess)
+    Error = Sim.requireDevice(Api);
+  if (Error == cudaSuccess && (!symbol || !funcPtr))
+    Error = Sim.fail(Api, cudaErrorInvalidValue, "invalid argument: %s is null",
+                     !symbol ? "symbol" : "funcPtr");
+  else if (Error == cudaSuccess && flags != cudaEnableDefault &&
+           flags != cudaEnableLegacyStream &&
+           flags != cudaEnablePerThreadDefaultStream)
+    Error = Sim.fail(Api, cudaErrorInvalidValue,
+                     "invalid flags 0x%llx (expected cudaEnableDefault, "
+                     "cudaEnableLegacyStream or "
+                     "cudaEnablePerThreadDefaultStream)",
+                     flags);
+  else if (Error == cudaSuccess && cudaVersion > unsigned(kDriverVersion))
+    Error = Sim.fail(Api, cudaErrorInvalidValue,
+                     "cudaVersion %u is newer than the driver (%d)",
+                     cudaVersion, kDriverVersion);
+  std::string Out;
+  if (Error == cudaSuccess) {
+    // As the real driver: an unknown symbol, or one newer than cudaVersion,
+    // is not an error but yields a null pointer and a status saying why.
+    // The legacy and per-thread default streams are the same stream in the
+    // simulator, so both flags give the same functions.
+    const DriverSymbol *Found = nullptr;
+    for (const DriverSymbol &Candidate : kDriverSymbols)
+      if (!strcmp(Candidate.Name, symbol))
+        Found = &Candidate;
+    cudaDriverEntryPointQueryResult Status = cudaDriverEntryPointSuccess;
+    if (!Found)
+      Status = cudaDriverEntryPointSymbolNotFound;
+    else if (cudaVersion < Found->Introduced)
+      Status = cudaDriverEntryPointVersionNotSufficent;
+    *funcPtr =
+        Status == cudaDriverEntryPointSuccess ? Found->Function : nullptr;
+    if (driverStatus)
+      *driverStatus = Status;
+    Out = format("%s (%s)", *funcPtr ? hex(*funcPtr).c_str() : "NULL",
+                 queryResultName(Status));
+  }
+  Sim.trace("%s(\"%s\", cudaVersion=%u, flags=%llu)%s", Api,
+            symbol ? symbol : "(null)", cudaVersion, flags,
+            Sim.result(Error, Out).c_str());
+  return Simulator::finish(Error);
+}
+
+//===----------------------------------------------------------------------===//
 // Streams
 //===----------------------------------------------------------------------===//
 
-static cudaError_t createStreamCommon(EntryPoint Which,
-                                      cudaStream_t *PStream, unsigned Flags) {
+static cudaError_t createStreamCommon(EntryPoint Which, cudaStream_t *PStream,
+                                      unsigned Flags) {
   Simulator &Sim = Simulator::get();
   std::lock_guard<std::mutex> Lock(Sim.Mutex);
   const char *Api = entryPointInfo(Which).Name;
@@ -3278,12 +3505,14 @@ static cudaError_t createStreamCommon(EntryPoint Which,
 }
 
 ETCOPY_CUDA_SIM_API cudaError_t cudaStreamCreate(cudaStream_t *pStream) {
-  return createStreamCommon(EntryPoint::cudaStreamCreate, pStream, cudaStreamDefault);
+  return createStreamCommon(EntryPoint::cudaStreamCreate, pStream,
+                            cudaStreamDefault);
 }
 
 ETCOPY_CUDA_SIM_API cudaError_t cudaStreamCreateWithFlags(cudaStream_t *pStream,
                                                           unsigned int flags) {
-  return createStreamCommon(EntryPoint::cudaStreamCreateWithFlags, pStream, flags);
+  return createStreamCommon(EntryPoint::cudaStreamCreateWithFlags, pStream,
+                            flags);
 }
 
 ETCOPY_CUDA_SIM_API cudaError_t cudaStreamDestroy(cudaStream_t stream) {
@@ -3417,7 +3646,8 @@ static cudaError_t createEventCommon(EntryPoint Which, cudaEvent_t *PEvent,
 }
 
 ETCOPY_CUDA_SIM_API cudaError_t cudaEventCreate(cudaEvent_t *event) {
-  return createEventCommon(EntryPoint::cudaEventCreate, event, cudaEventDefault);
+  return createEventCommon(EntryPoint::cudaEventCreate, event,
+                           cudaEventDefault);
 }
 
 ETCOPY_CUDA_SIM_API cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event,

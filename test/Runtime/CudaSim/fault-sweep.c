@@ -46,6 +46,20 @@ int main(void) {
   TRY(cudaMallocHost((void **)&Pinned, sizeof(In)));
   memcpy(Pinned, In, sizeof(In));
   TRY(cudaMemsetAsync(Dev, 0, sizeof(In), S));
+  {
+    // The driver memset the compiler uses for 32-bit patterns.
+    void *Function = NULL;
+    TRY(cudaGetDriverEntryPointByVersion("cuMemsetD32Async", &Function, 13000,
+                                         cudaEnableDefault, NULL));
+    CUresult Result =
+        ((PFN_cuMemsetD32Async_v3020)Function)((CUdeviceptr)Dev, 0, 4, S);
+    if (Result != CUDA_SUCCESS) {
+      printf("error: cuMemsetD32Async failed: %s\n",
+             Result == CUDA_ERROR_INVALID_VALUE ? "CUDA_ERROR_INVALID_VALUE"
+                                                : "another error");
+      goto Cleanup;
+    }
+  }
   TRY(cudaMemcpyAsync(Dev, Pinned, sizeof(In), cudaMemcpyHostToDevice, S));
   TRY(cudaEventRecord(E, S));
   TRY(cudaStreamWaitEvent(S, E, 0));
@@ -75,21 +89,23 @@ Cleanup:
   return Result;
 }
 
-// CHECK: calls: any=15
+// CHECK: calls: any=17
 // CHECK-NEXT: any:1 cudaSetDevice cudaErrorDevicesUnavailable exit=2 reported{{$}}
 // CHECK-NEXT: any:2 cudaStreamCreateWithFlags cudaErrorMemoryAllocation exit=2 reported{{$}}
 // CHECK-NEXT: any:3 cudaEventCreateWithFlags cudaErrorMemoryAllocation exit=2 reported{{$}}
 // CHECK-NEXT: any:4 cudaMalloc cudaErrorMemoryAllocation exit=2 reported{{$}}
 // CHECK-NEXT: any:5 cudaMallocHost cudaErrorMemoryAllocation exit=2 reported{{$}}
 // CHECK-NEXT: any:6 cudaMemsetAsync cudaErrorInvalidValue exit=2 reported{{$}}
-// CHECK-NEXT: any:7 cudaMemcpyAsync cudaErrorInvalidValue exit=2 reported{{$}}
-// CHECK-NEXT: any:8 cudaEventRecord cudaErrorInvalidResourceHandle exit=2 reported{{$}}
-// CHECK-NEXT: any:9 cudaStreamWaitEvent cudaErrorInvalidResourceHandle exit=2 reported{{$}}
-// CHECK-NEXT: any:10 cudaMemcpyBatchAsync cudaErrorInvalidValue exit=2 reported{{$}}
-// CHECK-NEXT: any:11 cudaStreamSynchronize cudaErrorLaunchFailure exit=2 reported{{$}}
+// CHECK-NEXT: any:7 cudaGetDriverEntryPointByVersion cudaErrorNotSupported exit=2 reported{{$}}
+// CHECK-NEXT: any:8 cuMemsetD32Async CUDA_ERROR_INVALID_VALUE exit=2 reported{{$}}
+// CHECK-NEXT: any:9 cudaMemcpyAsync cudaErrorInvalidValue exit=2 reported{{$}}
+// CHECK-NEXT: any:10 cudaEventRecord cudaErrorInvalidResourceHandle exit=2 reported{{$}}
+// CHECK-NEXT: any:11 cudaStreamWaitEvent cudaErrorInvalidResourceHandle exit=2 reported{{$}}
+// CHECK-NEXT: any:12 cudaMemcpyBatchAsync cudaErrorInvalidValue exit=2 reported{{$}}
+// CHECK-NEXT: any:13 cudaStreamSynchronize cudaErrorLaunchFailure exit=2 reported{{$}}
 // A failed free leaves its memory allocated: the leak check fails the run.
-// CHECK-NEXT: any:12 cudaFreeHost cudaErrorInvalidValue exit=1 reported leaked-memory{{$}}
-// CHECK-NEXT: any:13 cudaFree cudaErrorInvalidValue exit=1 reported leaked-memory{{$}}
-// CHECK-NEXT: any:14 cudaEventDestroy cudaErrorInvalidResourceHandle exit=2 reported leaked-handles{{$}}
-// CHECK-NEXT: any:15 cudaStreamDestroy cudaErrorInvalidResourceHandle exit=2 reported leaked-handles{{$}}
+// CHECK-NEXT: any:14 cudaFreeHost cudaErrorInvalidValue exit=1 reported leaked-memory{{$}}
+// CHECK-NEXT: any:15 cudaFree cudaErrorInvalidValue exit=1 reported leaked-memory{{$}}
+// CHECK-NEXT: any:16 cudaEventDestroy cudaErrorInvalidResourceHandle exit=2 reported leaked-handles{{$}}
+// CHECK-NEXT: any:17 cudaStreamDestroy cudaErrorInvalidResourceHandle exit=2 reported leaked-handles{{$}}
 // CHECK-EMPTY:

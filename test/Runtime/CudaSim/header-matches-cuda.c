@@ -12,6 +12,7 @@
 // RUN: %if cuda-toolkit %{ diff %t.subset.txt %t.cuda.txt %}
 
 #ifdef USE_CUDA_HEADERS
+#include <cuda.h>
 #include <cuda_runtime_api.h>
 #else
 #include "CudaRuntimeSubset.h"
@@ -128,6 +129,21 @@ int main(void) {
   VALUE(cudaMemAttachHost);
   VALUE(cudaCpuDeviceId);
   VALUE(cudaInvalidDeviceId);
+  VALUE(cudaEnableDefault);
+  VALUE(cudaEnableLegacyStream);
+  VALUE(cudaEnablePerThreadDefaultStream);
+  VALUE(cudaDriverEntryPointSuccess);
+  VALUE(cudaDriverEntryPointSymbolNotFound);
+  VALUE(cudaDriverEntryPointVersionNotSufficent);
+
+  SIZE(CUdeviceptr);
+  VALUE(CUDA_SUCCESS);
+  VALUE(CUDA_ERROR_INVALID_VALUE);
+  VALUE(CUDA_ERROR_NO_DEVICE);
+  VALUE(CUDA_ERROR_INVALID_HANDLE);
+  VALUE(CUDA_ERROR_UNKNOWN);
+  POINTER(CU_STREAM_LEGACY);
+  POINTER(CU_STREAM_PER_THREAD);
   return 0;
 }
 // CHECK: CUDART_VERSION = 13000
