@@ -22,11 +22,13 @@
 #else
 #include "CudaRuntimeSubset.h"
 #endif
+#include "CudaSimModel.h"
 
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cinttypes>
+#include <cmath>
 #include <cstdarg>
 #include <cstdint>
 #include <cstdio>
@@ -278,62 +280,109 @@ constexpr const char *kCallKindNames[] = {
     "event", "sync", "set-device", "host-alloc", "peer",   "other"};
 constexpr size_t kNumCallKinds = sizeof(kCallKindNames) / sizeof(char *);
 
-/// Every counted entry point: its name, its kind and the error an injected
-/// failure returns (a cudaError_t, or a CUresult for the driver functions).
+/// The latencies of the timing model (docs/CudaSimulator.md explains each
+/// default and where it comes from); ETCOPY_CUDA_SIM_COST_<NAME>_NS
+/// overrides one. The first ones are host-side costs of API calls, the last
+/// two are paid on the device by every copy and memset.
+enum class Latency : uint8_t {
+  Call,
+  Launch,
+  BatchEntry,
+  Sync,
+  Query,
+  Event,
+  StreamCreate,
+  StreamDestroy,
+  EventCreate,
+  EventDestroy,
+  Malloc,
+  Free,
+  MallocAsync,
+  FreeAsync,
+  HostAlloc,
+  HostFree,
+  Copy,
+  BatchCopy,
+  /// Not a latency: the call's host cost is charged where its work is
+  /// scheduled (launches of queued work).
+  None,
+};
+
+struct LatencyDefault {
+  const char *Name;
+  double Nanoseconds;
+};
+
+constexpr LatencyDefault kLatencyDefaults[] = {
+    {"CALL", 100},           {"LAUNCH", 3000},         {"BATCH_ENTRY", 100},
+    {"SYNC", 2000},          {"QUERY", 500},           {"EVENT", 1000},
+    {"STREAM_CREATE", 5000}, {"STREAM_DESTROY", 3000}, {"EVENT_CREATE", 1000},
+    {"EVENT_DESTROY", 1000}, {"MALLOC", 10000},        {"FREE", 10000},
+    {"MALLOC_ASYNC", 1000},  {"FREE_ASYNC", 1000},     {"HOST_ALLOC", 50000},
+    {"HOST_FREE", 20000},    {"COPY", 1500},           {"BATCH_COPY", 1200}};
+constexpr size_t kNumLatencies =
+    sizeof(kLatencyDefaults) / sizeof(kLatencyDefaults[0]);
+static_assert(kNumLatencies == size_t(Latency::None),
+              "one default per latency");
+
+/// Every counted entry point: its name, its kind, the error an injected
+/// failure returns (a cudaError_t, or a CUresult for the driver functions)
+/// and the host-side latency the timing model charges when it succeeds.
 /// cudaGetLastError, cudaPeekAtLastError, cudaGetErrorName and
 /// cudaGetErrorString only read the error state: they are neither counted
-/// nor failed. The order is the order of the statistics.
+/// nor failed, and cost nothing. The order is the order of the statistics.
 #define ETCOPY_CUDA_SIM_ENTRY_POINTS(X)                                        \
-  X(cudaGetDeviceCount, Other, cudaErrorNoDevice)                              \
-  X(cudaGetDevice, SetDevice, cudaErrorDevicesUnavailable)                     \
-  X(cudaSetDevice, SetDevice, cudaErrorDevicesUnavailable)                     \
-  X(cudaDeviceSynchronize, Sync, cudaErrorLaunchFailure)                       \
-  X(cudaDeviceReset, Other, cudaErrorUnknown)                                  \
-  X(cudaRuntimeGetVersion, Other, cudaErrorInvalidValue)                       \
-  X(cudaDriverGetVersion, Other, cudaErrorInvalidValue)                        \
-  X(cudaMalloc, Alloc, cudaErrorMemoryAllocation)                              \
-  X(cudaMallocAsync, Alloc, cudaErrorMemoryAllocation)                         \
-  X(cudaMallocManaged, Alloc, cudaErrorMemoryAllocation)                       \
-  X(cudaFree, Free, cudaErrorInvalidValue)                                     \
-  X(cudaFreeAsync, Free, cudaErrorInvalidValue)                                \
-  X(cudaMallocHost, HostAlloc, cudaErrorMemoryAllocation)                      \
-  X(cudaHostAlloc, HostAlloc, cudaErrorMemoryAllocation)                       \
-  X(cudaFreeHost, HostAlloc, cudaErrorInvalidValue)                            \
-  X(cudaHostRegister, HostAlloc, cudaErrorMemoryAllocation)                    \
-  X(cudaHostUnregister, HostAlloc, cudaErrorInvalidValue)                      \
-  X(cudaHostGetDevicePointer, Other, cudaErrorMemoryAllocation)                \
-  X(cudaPointerGetAttributes, Other, cudaErrorInvalidValue)                    \
-  X(cudaMemcpy, Copy, cudaErrorInvalidValue)                                   \
-  X(cudaMemcpyAsync, Copy, cudaErrorInvalidValue)                              \
-  X(cudaMemcpy2D, Copy, cudaErrorInvalidValue)                                 \
-  X(cudaMemcpy2DAsync, Copy, cudaErrorInvalidValue)                            \
-  X(cudaMemcpyPeer, Copy, cudaErrorInvalidValue)                               \
-  X(cudaMemcpyPeerAsync, Copy, cudaErrorInvalidValue)                          \
-  X(cudaMemcpyBatchAsync, Batch, cudaErrorInvalidValue)                        \
-  X(cudaMemset, Memset, cudaErrorInvalidValue)                                 \
-  X(cudaMemsetAsync, Memset, cudaErrorInvalidValue)                            \
-  X(cuMemsetD8Async, Memset, CUDA_ERROR_INVALID_VALUE)                         \
-  X(cuMemsetD16Async, Memset, CUDA_ERROR_INVALID_VALUE)                        \
-  X(cuMemsetD32Async, Memset, CUDA_ERROR_INVALID_VALUE)                        \
-  X(cudaStreamCreate, Stream, cudaErrorMemoryAllocation)                       \
-  X(cudaStreamCreateWithFlags, Stream, cudaErrorMemoryAllocation)              \
-  X(cudaStreamDestroy, Stream, cudaErrorInvalidResourceHandle)                 \
-  X(cudaStreamSynchronize, Sync, cudaErrorLaunchFailure)                       \
-  X(cudaStreamQuery, Stream, cudaErrorInvalidResourceHandle)                   \
-  X(cudaStreamWaitEvent, Event, cudaErrorInvalidResourceHandle)                \
-  X(cudaEventCreate, Event, cudaErrorMemoryAllocation)                         \
-  X(cudaEventCreateWithFlags, Event, cudaErrorMemoryAllocation)                \
-  X(cudaEventRecord, Event, cudaErrorInvalidResourceHandle)                    \
-  X(cudaEventSynchronize, Sync, cudaErrorLaunchFailure)                        \
-  X(cudaEventQuery, Event, cudaErrorInvalidResourceHandle)                     \
-  X(cudaEventDestroy, Event, cudaErrorInvalidResourceHandle)                   \
-  X(cudaDeviceCanAccessPeer, Peer, cudaErrorInvalidDevice)                     \
-  X(cudaDeviceEnablePeerAccess, Peer, cudaErrorTooManyPeers)                   \
-  X(cudaDeviceDisablePeerAccess, Peer, cudaErrorInvalidDevice)                 \
-  X(cudaGetDriverEntryPointByVersion, Other, cudaErrorNotSupported)
+  X(cudaGetDeviceCount, Other, cudaErrorNoDevice, Call)                        \
+  X(cudaGetDevice, SetDevice, cudaErrorDevicesUnavailable, Call)               \
+  X(cudaSetDevice, SetDevice, cudaErrorDevicesUnavailable, Call)               \
+  X(cudaDeviceSynchronize, Sync, cudaErrorLaunchFailure, Sync)                 \
+  X(cudaDeviceReset, Other, cudaErrorUnknown, Call)                            \
+  X(cudaRuntimeGetVersion, Other, cudaErrorInvalidValue, Call)                 \
+  X(cudaDriverGetVersion, Other, cudaErrorInvalidValue, Call)                  \
+  X(cudaMalloc, Alloc, cudaErrorMemoryAllocation, Malloc)                      \
+  X(cudaMallocAsync, Alloc, cudaErrorMemoryAllocation, MallocAsync)            \
+  X(cudaMallocManaged, Alloc, cudaErrorMemoryAllocation, Malloc)               \
+  X(cudaFree, Free, cudaErrorInvalidValue, Free)                               \
+  X(cudaFreeAsync, Free, cudaErrorInvalidValue, FreeAsync)                     \
+  X(cudaMallocHost, HostAlloc, cudaErrorMemoryAllocation, HostAlloc)           \
+  X(cudaHostAlloc, HostAlloc, cudaErrorMemoryAllocation, HostAlloc)            \
+  X(cudaFreeHost, HostAlloc, cudaErrorInvalidValue, HostFree)                  \
+  X(cudaHostRegister, HostAlloc, cudaErrorMemoryAllocation, HostAlloc)         \
+  X(cudaHostUnregister, HostAlloc, cudaErrorInvalidValue, HostFree)            \
+  X(cudaHostGetDevicePointer, Other, cudaErrorMemoryAllocation, Call)          \
+  X(cudaPointerGetAttributes, Other, cudaErrorInvalidValue, Call)              \
+  X(cudaMemcpy, Copy, cudaErrorInvalidValue, None)                             \
+  X(cudaMemcpyAsync, Copy, cudaErrorInvalidValue, None)                        \
+  X(cudaMemcpy2D, Copy, cudaErrorInvalidValue, None)                           \
+  X(cudaMemcpy2DAsync, Copy, cudaErrorInvalidValue, None)                      \
+  X(cudaMemcpyPeer, Copy, cudaErrorInvalidValue, None)                         \
+  X(cudaMemcpyPeerAsync, Copy, cudaErrorInvalidValue, None)                    \
+  X(cudaMemcpyBatchAsync, Batch, cudaErrorInvalidValue, None)                  \
+  X(cudaMemset, Memset, cudaErrorInvalidValue, None)                           \
+  X(cudaMemsetAsync, Memset, cudaErrorInvalidValue, None)                      \
+  X(cuMemsetD8Async, Memset, CUDA_ERROR_INVALID_VALUE, None)                   \
+  X(cuMemsetD16Async, Memset, CUDA_ERROR_INVALID_VALUE, None)                  \
+  X(cuMemsetD32Async, Memset, CUDA_ERROR_INVALID_VALUE, None)                  \
+  X(cudaStreamCreate, Stream, cudaErrorMemoryAllocation, StreamCreate)         \
+  X(cudaStreamCreateWithFlags, Stream, cudaErrorMemoryAllocation,              \
+    StreamCreate)                                                              \
+  X(cudaStreamDestroy, Stream, cudaErrorInvalidResourceHandle, StreamDestroy)  \
+  X(cudaStreamSynchronize, Sync, cudaErrorLaunchFailure, Sync)                 \
+  X(cudaStreamQuery, Stream, cudaErrorInvalidResourceHandle, Query)            \
+  X(cudaStreamWaitEvent, Event, cudaErrorInvalidResourceHandle, Event)         \
+  X(cudaEventCreate, Event, cudaErrorMemoryAllocation, EventCreate)            \
+  X(cudaEventCreateWithFlags, Event, cudaErrorMemoryAllocation, EventCreate)   \
+  X(cudaEventRecord, Event, cudaErrorInvalidResourceHandle, None)              \
+  X(cudaEventSynchronize, Sync, cudaErrorLaunchFailure, Sync)                  \
+  X(cudaEventQuery, Event, cudaErrorInvalidResourceHandle, Query)              \
+  X(cudaEventDestroy, Event, cudaErrorInvalidResourceHandle, EventDestroy)     \
+  X(cudaDeviceCanAccessPeer, Peer, cudaErrorInvalidDevice, Call)               \
+  X(cudaDeviceEnablePeerAccess, Peer, cudaErrorTooManyPeers, Call)             \
+  X(cudaDeviceDisablePeerAccess, Peer, cudaErrorInvalidDevice, Call)           \
+  X(cudaGetDriverEntryPointByVersion, Other, cudaErrorNotSupported, Call)
 
 enum class EntryPoint : uint8_t {
-#define ETCOPY_CUDA_SIM_ENUMERATOR(Name, Kind, Error) Name,
+#define ETCOPY_CUDA_SIM_ENUMERATOR(Name, Kind, Error, Cost) Name,
   ETCOPY_CUDA_SIM_ENTRY_POINTS(ETCOPY_CUDA_SIM_ENUMERATOR)
 #undef ETCOPY_CUDA_SIM_ENUMERATOR
 };
@@ -342,11 +391,12 @@ struct EntryPointInfo {
   const char *Name;
   CallKind Kind;
   int InjectedError;
+  Latency Cost;
 };
 
 constexpr EntryPointInfo kEntryPoints[] = {
-#define ETCOPY_CUDA_SIM_ENTRY(Name, Kind, Error)                               \
-  {#Name, CallKind::Kind, int(Error)},
+#define ETCOPY_CUDA_SIM_ENTRY(Name, Kind, Error, Cost)                         \
+  {#Name, CallKind::Kind, int(Error), Latency::Cost},
     ETCOPY_CUDA_SIM_ENTRY_POINTS(ETCOPY_CUDA_SIM_ENTRY)
 #undef ETCOPY_CUDA_SIM_ENTRY
 };
@@ -380,6 +430,71 @@ const char *driverErrorName(int Result) {
     return "CUDA_ERROR_UNKNOWN";
   }
 }
+
+//===----------------------------------------------------------------------===//
+// Copy paths and the costs of the timing model
+//===----------------------------------------------------------------------===//
+
+/// How a copy moves its bytes, from the memory on each side: host memory is
+/// pinned (cudaMallocHost, cudaHostAlloc, or wholly inside a cudaHostRegister
+/// range) or pageable; device and managed memory are device memory. Copies
+/// between two devices are peer copies, direct when peer access is enabled
+/// between the devices and staged through host memory otherwise.
+enum class CopyPath : uint8_t {
+  HostToHost,
+  PinnedToDevice,
+  PageableToDevice,
+  DeviceToPinned,
+  DeviceToPageable,
+  DeviceToDevice,
+  PeerDirect,
+  PeerStaged,
+};
+
+/// The names of the paths in statistics and traces.
+constexpr const char *kCopyPathNames[] = {
+    "h2h",          "h2d_pinned", "h2d_pageable", "d2h_pinned",
+    "d2h_pageable", "d2d",        "peer_direct",  "peer_staged"};
+constexpr size_t kNumCopyPaths = sizeof(kCopyPathNames) / sizeof(char *);
+
+/// The bandwidths of the timing model, in GB/s (10^9 bytes per second, that
+/// is bytes per nanosecond): one per copy path, then memsets.
+/// ETCOPY_CUDA_SIM_BW_<NAME>_GBPS overrides one.
+struct BandwidthDefault {
+  const char *Name;
+  double GBps;
+};
+
+constexpr BandwidthDefault kBandwidthDefaults[] = {
+    {"H2H", 10},        {"H2D_PINNED", 54},   {"H2D_PAGEABLE", 13},
+    {"D2H_PINNED", 54}, {"D2H_PAGEABLE", 13}, {"D2D", 2000},
+    {"PEER", 380},      {"PEER_STAGED", 27},  {"MEMSET", 3600}};
+constexpr size_t kNumBandwidths =
+    sizeof(kBandwidthDefaults) / sizeof(kBandwidthDefaults[0]);
+constexpr size_t kMemsetBandwidth = kNumCopyPaths;
+static_assert(kNumBandwidths == kNumCopyPaths + 1,
+              "one bandwidth per copy path, then memsets");
+
+/// The costs of the timing model, from the defaults and the environment.
+struct CostModel {
+  double LatencyNs[kNumLatencies];
+  double GBps[kNumBandwidths];
+
+  double latency(Latency Which) const {
+    return Which == Latency::None ? 0 : LatencyNs[size_t(Which)];
+  }
+};
+
+/// The links of a device that carry one transfer at a time in the timing
+/// model: each direction of its PCIe connection, its own memory (copies
+/// within the device and memsets), and each direction of its NVLink.
+enum class Link : uint8_t { ToDevice, FromDevice, Local, PeerOut, PeerIn };
+constexpr size_t kNumLinks = 5;
+
+struct LinkUse {
+  int Device;
+  Link Which;
+};
 
 //===----------------------------------------------------------------------===//
 // Configuration from the environment
@@ -465,6 +580,8 @@ struct Config {
   /// PeerCapable[A * NumDevices + B]: device A can access device B's memory
   /// once peer access is enabled (ETCOPY_CUDA_SIM_PEER_ACCESS).
   std::vector<bool> PeerCapable;
+  /// The costs of the timing model.
+  CostModel Costs;
   /// The calls that must fail, and the variables' text for messages.
   std::vector<FaultSpec> Faults;
   std::string FailText;
@@ -528,6 +645,43 @@ void parseFaults(const char *Text, Config &Cfg) {
   });
 }
 
+/// Reads a cost of the timing model from Variable if it is set: a decimal
+/// number, at least Minimum (exclusive when Strict).
+void parseCost(const std::string &Variable, const char *Unit, double Minimum,
+               bool Strict, double &Value) {
+  const char *Text = getenv(Variable.c_str());
+  if (!Text)
+    return;
+  errno = 0;
+  char *End = nullptr;
+  double Parsed = strtod(Text, &End);
+  if (End != Text && *End == '\0' && errno == 0 && std::isfinite(Parsed) &&
+      (Strict ? Parsed > Minimum : Parsed >= Minimum)) {
+    Value = Parsed;
+    return;
+  }
+  emit("warning", "ignoring %s='%s': expected a number of %s %s %g; using %g",
+       Variable.c_str(), Text, Unit, Strict ? "above" : "of at least", Minimum,
+       Value);
+}
+
+CostModel costsFromEnvironment() {
+  CostModel Costs;
+  for (size_t I = 0; I < kNumLatencies; ++I) {
+    Costs.LatencyNs[I] = kLatencyDefaults[I].Nanoseconds;
+    parseCost(std::string("ETCOPY_CUDA_SIM_COST_") + kLatencyDefaults[I].Name +
+                  "_NS",
+              "nanoseconds", 0, /*Strict=*/false, Costs.LatencyNs[I]);
+  }
+  for (size_t I = 0; I < kNumBandwidths; ++I) {
+    Costs.GBps[I] = kBandwidthDefaults[I].GBps;
+    parseCost(std::string("ETCOPY_CUDA_SIM_BW_") + kBandwidthDefaults[I].Name +
+                  "_GBPS",
+              "GB/s", 0, /*Strict=*/true, Costs.GBps[I]);
+  }
+  return Costs;
+}
+
 /// Parses ETCOPY_CUDA_SIM_PEER_ACCESS: `all` (the default: every pair of
 /// distinct devices), `none`, or comma-separated pairs A-B of devices that
 /// can access each other.
@@ -582,6 +736,7 @@ Config Config::fromEnvironment() {
            Text);
   }
   parsePeerAccess(getenv("ETCOPY_CUDA_SIM_PEER_ACCESS"), Cfg);
+  Cfg.Costs = costsFromEnvironment();
   if (const char *Text = getenv("ETCOPY_CUDA_SIM_FAIL"))
     parseFaults(Text, Cfg);
   // The older spelling of ETCOPY_CUDA_SIM_FAIL=alloc:N,alloc:M,...
@@ -854,28 +1009,6 @@ struct Stream;
 
 enum class OpKind : uint8_t { Copy, Memset, Free, Wait };
 
-/// How a copy moves its bytes, from the memory on each side: host memory is
-/// pinned (cudaMallocHost, cudaHostAlloc, or wholly inside a cudaHostRegister
-/// range) or pageable; device and managed memory are device memory. Copies
-/// between two devices are peer copies, direct when peer access is enabled
-/// between the devices and staged through host memory otherwise.
-enum class CopyPath : uint8_t {
-  HostToHost,
-  PinnedToDevice,
-  PageableToDevice,
-  DeviceToPinned,
-  DeviceToPageable,
-  DeviceToDevice,
-  PeerDirect,
-  PeerStaged,
-};
-
-/// The names of the paths in statistics and traces.
-constexpr const char *kCopyPathNames[] = {
-    "h2h",          "h2d_pinned", "h2d_pageable", "d2h_pinned",
-    "d2h_pageable", "d2d",        "peer_direct",  "peer_staged"};
-constexpr size_t kNumCopyPaths = sizeof(kCopyPathNames) / sizeof(char *);
-
 /// One unit of queued work. Copies and memsets keep raw addresses and are
 /// only performed (reading the source bytes too) when the op executes.
 struct Op {
@@ -933,6 +1066,8 @@ struct Stream {
   uint64_t ExecutedSeq = 0;
   /// EnqueuedSeq when cudaStreamQuery last answered cudaErrorNotReady.
   uint64_t QueriedAtSeq = 0;
+  /// Timing model: when the last work queued on the stream ends.
+  double ClockNs = 0;
   /// For the legacy default-stream semantics: the highest op number of
   /// another stream that this stream already has an implicit wait for.
   std::unordered_map<const Stream *, uint64_t> ImplicitWaits;
@@ -953,6 +1088,8 @@ struct Event {
   uint64_t Records = 0;
   /// Records when cudaEventQuery last answered cudaErrorNotReady.
   uint64_t QueriedAtRecord = 0;
+  /// Timing model: when the latest record completes.
+  double TimeNs = 0;
 
   bool isComplete() const {
     return !RecordedOn || RecordedOn->ExecutedSeq >= RecordSeq;
@@ -966,6 +1103,11 @@ struct DeviceState {
   std::vector<Stream *> Streams;
   /// Bytes of live device and managed memory, for the memory limit.
   uint64_t LiveBytes = 0;
+  /// Timing model: when the last work queued on any stream of the device
+  /// ends, and the intervals during which each link is busy (sorted and
+  /// disjoint; those that ended before the host clock are dropped).
+  double IdleAtNs = 0;
+  std::deque<std::pair<double, double>> Busy[kNumLinks];
 };
 
 struct Registration {
@@ -1076,7 +1218,7 @@ public:
   fail(const char *Api, cudaError_t Code, const char *Fmt, ...);
   __attribute__((format(printf, 2, 3))) void trace(const char *Fmt, ...);
   std::string result(cudaError_t Code, const std::string &OnSuccess = "");
-  static cudaError_t finish(cudaError_t Code);
+  cudaError_t finish(EntryPoint Which, cudaError_t Code);
 
   // Counting and fault injection.
   int enter(EntryPoint Which);
@@ -1126,6 +1268,31 @@ public:
   cudaError_t runSynchronously(const char *Api, const Op &O);
 
   cudaError_t resetCurrentDevice();
+  void involvedDevices(const Op &O, bool (&Involved)[kMaxDevices]) const;
+
+  // The timing model.
+  double HostNs = 0;
+  void spend(Latency Which) { HostNs += Cfg.Costs.latency(Which); }
+  void waitUntil(double Ns) { HostNs = std::max(HostNs, Ns); }
+  double streamReady(const Stream &S) const;
+  void endOn(Stream &S, double EndNs) {
+    S.ClockNs = std::max(S.ClockNs, EndNs);
+    DeviceState &D = Devices[size_t(S.Device)];
+    D.IdleAtNs = std::max(D.IdleAtNs, S.ClockNs);
+  }
+  double reserve(const LinkUse *Uses, size_t NumUses, double ReadyNs,
+                 double DurationNs);
+  double transfer(const Op &O, double ReadyNs);
+  double modelOp(const Op &O, double ReadyNs);
+  double modelBatch(const std::vector<Op> &Copies, double ReadyNs);
+  void launch(Stream &S, const Op &O, bool BlocksHost);
+  void runSynchronouslyInModel(const Op &O, bool HostWaits);
+  double deviceIdleAt(int Device) const {
+    return Devices[size_t(Device)].IdleAtNs;
+  }
+  double allDevicesIdleAt() const;
+  void resetModelledTime();
+  void printModelStatistics();
   cudaError_t registerHostMemory(void *Pointer, size_t Size, unsigned Flags);
   cudaError_t unregisterHostMemory(void *Pointer);
   cudaError_t getAttributes(cudaPointerAttributes *Attributes,
@@ -1255,10 +1422,15 @@ std::string Simulator::result(cudaError_t Code, const std::string &OnSuccess) {
   return OnSuccess.empty() ? std::string() : " -> " + OnSuccess;
 }
 
-cudaError_t Simulator::finish(cudaError_t Code) {
+/// Ends a runtime call: a successful one (or a query answering "not
+/// ready") costs the host its entry point's latency in the timing model,
+/// after any wait the call modelled; a failed one sets the last error.
+cudaError_t Simulator::finish(EntryPoint Which, cudaError_t Code) {
   // Like libcudart, "not ready" answers of queries are not errors.
   if (Code != cudaSuccess && Code != cudaErrorNotReady)
     LastError = Code;
+  else
+    HostNs += Cfg.Costs.latency(entryPointInfo(Which).Cost);
   return Code;
 }
 
@@ -2096,16 +2268,212 @@ cudaError_t Simulator::checkMemset(const char *Api, Op &O) {
 cudaError_t Simulator::runSynchronously(const char *Api, const Op &O) {
   DrainContext Ctx(Api);
   bool Involved[kMaxDevices] = {};
-  Involved[CurrentDevice] = true;
-  if (O.DstAlloc && O.DstAlloc->Kind != MemKind::PinnedHost)
-    Involved[O.DstAlloc->Device] = true;
-  if (O.SrcAlloc && O.SrcAlloc->Kind != MemKind::PinnedHost)
-    Involved[O.SrcAlloc->Device] = true;
+  involvedDevices(O, Involved);
   for (int Device = 0; Device < Cfg.NumDevices; ++Device)
     if (Involved[Device])
       drainDevice(Device, /*BlockingOnly=*/true, Ctx);
   execute(O, nullptr, Ctx);
   return Ctx.Error;
+}
+
+/// The devices a synchronous copy or memset waits for: the current one and
+/// those whose memory it touches.
+void Simulator::involvedDevices(const Op &O,
+                                bool (&Involved)[kMaxDevices]) const {
+  Involved[CurrentDevice] = true;
+  if (O.DstAlloc && O.DstAlloc->Kind != MemKind::PinnedHost)
+    Involved[O.DstAlloc->Device] = true;
+  if (O.SrcAlloc && O.SrcAlloc->Kind != MemKind::PinnedHost)
+    Involved[O.SrcAlloc->Device] = true;
+}
+
+//===----------------------------------------------------------------------===//
+// The timing model
+//===----------------------------------------------------------------------===//
+
+/// When work queued on S now can start: once the host has issued it, once
+/// the previous work of S has ended and, with the legacy default stream
+/// semantics, once the work of the blocking streams (for the default
+/// stream) or of the default stream (for a blocking stream) has ended.
+double Simulator::streamReady(const Stream &S) const {
+  const DeviceState &D = Devices[size_t(S.Device)];
+  double Ready = std::max(HostNs, S.ClockNs);
+  if (S.isDefault()) {
+    for (const Stream *Other : D.Streams)
+      if (Other->isBlocking())
+        Ready = std::max(Ready, Other->ClockNs);
+  } else if (S.isBlocking()) {
+    Ready = std::max(Ready, D.DefaultStream->ClockNs);
+  }
+  return Ready;
+}
+
+/// Books DurationNs on every link of Uses at the earliest time from ReadyNs
+/// at which all of them are free, and returns that time.
+double Simulator::reserve(const LinkUse *Uses, size_t NumUses, double ReadyNs,
+                          double DurationNs) {
+  double Start = ReadyNs;
+  if (DurationNs <= 0)
+    return Start;
+  auto Busy = [&](size_t I) -> std::deque<std::pair<double, double>> & {
+    return Devices[size_t(Uses[I].Device)].Busy[size_t(Uses[I].Which)];
+  };
+  // Move Start past every busy interval it would overlap, until it fits in
+  // a gap of all the links.
+  for (bool Moved = true; Moved;) {
+    Moved = false;
+    for (size_t I = 0; I < NumUses; ++I) {
+      auto &Intervals = Busy(I);
+      auto It = std::upper_bound(
+          Intervals.begin(), Intervals.end(), Start,
+          [](double T, const std::pair<double, double> &Interval) {
+            return T < Interval.second;
+          });
+      for (; It != Intervals.end() && It->first < Start + DurationNs; ++It) {
+        Start = It->second;
+        Moved = true;
+      }
+    }
+  }
+  for (size_t I = 0; I < NumUses; ++I) {
+    auto &Intervals = Busy(I);
+    std::pair<double, double> Booked(Start, Start + DurationNs);
+    Intervals.insert(
+        std::upper_bound(Intervals.begin(), Intervals.end(), Booked), Booked);
+    // No later work can start before the host clock.
+    while (!Intervals.empty() && Intervals.front().second <= HostNs)
+      Intervals.pop_front();
+  }
+  return Start;
+}
+
+/// Books the transfer of the copy or memset O, which can start at ReadyNs,
+/// on the links it uses and returns when it ends. Copies between host
+/// buffers use no device link.
+double Simulator::transfer(const Op &O, double ReadyNs) {
+  const CostModel &Costs = Cfg.Costs;
+  uint64_t Bytes = uint64_t(O.Width) * O.Height;
+  auto DeviceOf = [](const Allocation *A) { return A ? A->Device : 0; };
+  int Dst = DeviceOf(O.DstAlloc), Src = DeviceOf(O.SrcAlloc);
+  LinkUse Uses[2];
+  size_t NumUses = 0;
+  double Ns = 0;
+  if (O.Kind == OpKind::Memset) {
+    Uses[NumUses++] = {Dst, Link::Local};
+    Ns = double(Bytes) / Costs.GBps[kMemsetBandwidth];
+  } else {
+    Ns = double(Bytes) / Costs.GBps[size_t(O.Path)];
+    switch (O.Path) {
+    case CopyPath::HostToHost:
+      break;
+    case CopyPath::PinnedToDevice:
+    case CopyPath::PageableToDevice:
+      Uses[NumUses++] = {Dst, Link::ToDevice};
+      break;
+    case CopyPath::DeviceToPinned:
+    case CopyPath::DeviceToPageable:
+      Uses[NumUses++] = {Src, Link::FromDevice};
+      break;
+    case CopyPath::DeviceToDevice:
+      Uses[NumUses++] = {Src, Link::Local};
+      break;
+    case CopyPath::PeerDirect:
+      Uses[NumUses++] = {Src, Link::PeerOut};
+      Uses[NumUses++] = {Dst, Link::PeerIn};
+      break;
+    case CopyPath::PeerStaged:
+      // Out of the source device and into the destination over PCIe,
+      // pipelined through host memory.
+      Uses[NumUses++] = {Src, Link::FromDevice};
+      Uses[NumUses++] = {Dst, Link::ToDevice};
+      break;
+    }
+  }
+  return reserve(Uses, NumUses, ReadyNs, Ns) + Ns;
+}
+
+/// A copy or memset that can start at ReadyNs: its fixed latency, then its
+/// transfer. Returns when it ends.
+double Simulator::modelOp(const Op &O, double ReadyNs) {
+  return transfer(O, ReadyNs + Cfg.Costs.latency(Latency::Copy));
+}
+
+/// A batch that can start at ReadyNs: one copy latency for the batch, then
+/// each copy's own latency and transfer, in order. Returns when it ends.
+double Simulator::modelBatch(const std::vector<Op> &Copies, double ReadyNs) {
+  double Ns = ReadyNs + Cfg.Costs.latency(Latency::Copy);
+  for (const Op &O : Copies)
+    Ns = transfer(O, Ns + Cfg.Costs.latency(Latency::BatchCopy));
+  return Ns;
+}
+
+/// Models an asynchronous copy or memset queued on S: the host pays the
+/// launch latency, then the work runs when S is ready. A call that must
+/// stage pageable memory (or copy between host buffers) returns only when
+/// its work has ended.
+void Simulator::launch(Stream &S, const Op &O, bool BlocksHost) {
+  spend(Latency::Launch);
+  double End = modelOp(O, streamReady(S));
+  endOn(S, End);
+  if (BlocksHost)
+    waitUntil(End);
+}
+
+/// Models a synchronous copy or memset: after the launch latency it runs on
+/// the current device's legacy default stream once the default and blocking
+/// streams of every device involved are done, and holds back their later
+/// work. The host waits for it, plus the synchronisation latency, only when
+/// host memory is involved (CUDA's "API synchronization behavior": copies
+/// between device memory and memsets of device memory return at once).
+void Simulator::runSynchronouslyInModel(const Op &O, bool HostWaits) {
+  spend(Latency::Launch);
+  bool Involved[kMaxDevices] = {};
+  involvedDevices(O, Involved);
+  double Ready = HostNs;
+  for (int Device = 0; Device < Cfg.NumDevices; ++Device)
+    if (Involved[Device])
+      Ready =
+          std::max(Ready, streamReady(*Devices[size_t(Device)].DefaultStream));
+  double End = modelOp(O, Ready);
+  for (int Device = 0; Device < Cfg.NumDevices; ++Device)
+    if (Involved[Device])
+      endOn(*Devices[size_t(Device)].DefaultStream, End);
+  if (HostWaits) {
+    waitUntil(End);
+    spend(Latency::Sync);
+  }
+}
+
+double Simulator::allDevicesIdleAt() const {
+  double IdleAt = 0;
+  for (const DeviceState &D : Devices)
+    IdleAt = std::max(IdleAt, D.IdleAtNs);
+  return IdleAt;
+}
+
+/// Restarts the host clock at 0. Every other clock moves back by the same
+/// amount (not below 0), so that work still in flight keeps the time it has
+/// left.
+void Simulator::resetModelledTime() {
+  double Shift = HostNs;
+  auto Rebase = [Shift](double &Ns) { Ns = std::max(0.0, Ns - Shift); };
+  HostNs = 0;
+  for (DeviceState &D : Devices) {
+    Rebase(D.IdleAtNs);
+    Rebase(D.DefaultStream->ClockNs);
+    for (auto &Intervals : D.Busy) {
+      for (auto &Interval : Intervals) {
+        Rebase(Interval.first);
+        Rebase(Interval.second);
+      }
+      while (!Intervals.empty() && Intervals.front().second <= 0)
+        Intervals.pop_front();
+    }
+  }
+  for (const auto &S : AllStreams)
+    Rebase(S->ClockNs);
+  for (const auto &E : AllEvents)
+    Rebase(E->TimeNs);
 }
 
 /// Implements cudaDeviceReset: queued work of the current device is
@@ -2118,7 +2486,10 @@ cudaError_t Simulator::resetCurrentDevice() {
   for (Stream *S : D.Streams) {
     S->Queue.clear();
     S->ExecutedSeq = S->EnqueuedSeq;
+    // Discarded work takes no more time.
+    S->ClockNs = std::min(S->ClockNs, HostNs);
   }
+  D.IdleAtNs = std::min(D.IdleAtNs, HostNs);
   D.Streams.clear();
   for (const auto &S : AllStreams)
     if (S->Device == Device && !S->Destroyed) {
@@ -2150,6 +2521,19 @@ cudaError_t Simulator::resetCurrentDevice() {
 // Exit-time checks
 //===----------------------------------------------------------------------===//
 
+/// Prints the clocks of the timing model: the host's, then every stream's
+/// (the default streams first), rounded to nanoseconds.
+void Simulator::printModelStatistics() {
+  auto Ns = [](double Value) { return uint64_t(std::llround(Value)); };
+  std::string Line = format("model: host_ns=%" PRIu64, Ns(HostNs));
+  for (const DeviceState &D : Devices)
+    Line += format(" %s=%" PRIu64, streamName(*D.DefaultStream).c_str(),
+                   Ns(D.DefaultStream->ClockNs));
+  for (const auto &S : AllStreams)
+    Line += format(" %s=%" PRIu64, streamName(*S).c_str(), Ns(S->ClockNs));
+  emitLine("stats", Line);
+}
+
 /// Prints the statistics lines that follow the first one.
 void Simulator::printStatistics() {
   // Copies between host and device memory by the class of the host side,
@@ -2172,6 +2556,7 @@ void Simulator::printStatistics() {
                  Stats.BatchCopies);
   emitLine("stats", Line);
   printCallStatistics();
+  printModelStatistics();
 }
 
 /// Prints the number of calls of each kind and of each entry point that was
@@ -2338,7 +2723,7 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaGetDeviceCount(int *count) {
     Error = cudaErrorNoDevice;
   Sim.trace("cudaGetDeviceCount()%s",
             Sim.result(Error, format("%d", Sim.Cfg.NumDevices)).c_str());
-  return Simulator::finish(Error);
+  return Sim.finish(EntryPoint::cudaGetDeviceCount, Error);
 }
 
 ETCOPY_CUDA_SIM_API cudaError_t cudaGetDevice(int *device) {
@@ -2354,7 +2739,7 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaGetDevice(int *device) {
     *device = CurrentDevice;
   Sim.trace("cudaGetDevice()%s",
             Sim.result(Error, format("%d", CurrentDevice)).c_str());
-  return Simulator::finish(Error);
+  return Sim.finish(EntryPoint::cudaGetDevice, Error);
 }
 
 ETCOPY_CUDA_SIM_API cudaError_t cudaSetDevice(int device) {
@@ -2369,7 +2754,7 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaSetDevice(int device) {
   if (Error == cudaSuccess)
     CurrentDevice = device;
   Sim.trace("cudaSetDevice(%d)%s", device, Sim.result(Error).c_str());
-  return Simulator::finish(Error);
+  return Sim.finish(EntryPoint::cudaSetDevice, Error);
 }
 
 ETCOPY_CUDA_SIM_API cudaError_t cudaDeviceSynchronize(void) {
@@ -2381,12 +2766,13 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaDeviceSynchronize(void) {
   if (Error == cudaSuccess) {
     DrainContext Ctx("cudaDeviceSynchronize");
     Sim.drainDevice(CurrentDevice, /*BlockingOnly=*/false, Ctx);
+    Sim.waitUntil(Sim.deviceIdleAt(CurrentDevice));
     Error = Ctx.Error;
     ++Sim.Stats.Syncs;
   }
   Sim.trace("cudaDeviceSynchronize(cuda:%d)%s", CurrentDevice,
             Sim.result(Error).c_str());
-  return Simulator::finish(Error);
+  return Sim.finish(EntryPoint::cudaDeviceSynchronize, Error);
 }
 
 ETCOPY_CUDA_SIM_API cudaError_t cudaDeviceReset(void) {
@@ -2399,7 +2785,7 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaDeviceReset(void) {
     Error = Sim.resetCurrentDevice();
   Sim.trace("cudaDeviceReset(cuda:%d)%s", CurrentDevice,
             Sim.result(Error).c_str());
-  return Simulator::finish(Error);
+  return Sim.finish(EntryPoint::cudaDeviceReset, Error);
 }
 
 cudaError_t Simulator::checkDeviceOrdinal(const char *Api, const char *Role,
@@ -2479,7 +2865,7 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaDeviceCanAccessPeer(int *canAccessPeer,
       Sim.result(Error, Error == cudaSuccess ? format("%d", *canAccessPeer)
                                              : std::string())
           .c_str());
-  return Simulator::finish(Error);
+  return Sim.finish(EntryPoint::cudaDeviceCanAccessPeer, Error);
 }
 
 ETCOPY_CUDA_SIM_API cudaError_t cudaDeviceEnablePeerAccess(int peerDevice,
@@ -2493,7 +2879,7 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaDeviceEnablePeerAccess(int peerDevice,
     Error = Sim.enablePeerAccess(peerDevice, flags);
   Sim.trace("cudaDeviceEnablePeerAccess(peerDevice=%d, flags=%u, cuda:%d)%s",
             peerDevice, flags, CurrentDevice, Sim.result(Error).c_str());
-  return Simulator::finish(Error);
+  return Sim.finish(EntryPoint::cudaDeviceEnablePeerAccess, Error);
 }
 
 ETCOPY_CUDA_SIM_API cudaError_t cudaDeviceDisablePeerAccess(int peerDevice) {
@@ -2506,7 +2892,7 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaDeviceDisablePeerAccess(int peerDevice) {
     Error = Sim.disablePeerAccess(peerDevice);
   Sim.trace("cudaDeviceDisablePeerAccess(peerDevice=%d, cuda:%d)%s", peerDevice,
             CurrentDevice, Sim.result(Error).c_str());
-  return Simulator::finish(Error);
+  return Sim.finish(EntryPoint::cudaDeviceDisablePeerAccess, Error);
 }
 
 ETCOPY_CUDA_SIM_API cudaError_t cudaGetLastError(void) {
@@ -2545,7 +2931,7 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaRuntimeGetVersion(int *runtimeVersion) {
     *runtimeVersion = kRuntimeVersion;
   Sim.trace("cudaRuntimeGetVersion()%s",
             Sim.result(Error, format("%d", kRuntimeVersion)).c_str());
-  return Simulator::finish(Error);
+  return Sim.finish(EntryPoint::cudaRuntimeGetVersion, Error);
 }
 
 ETCOPY_CUDA_SIM_API cudaError_t cudaDriverGetVersion(int *driverVersion) {
@@ -2559,7 +2945,7 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaDriverGetVersion(int *driverVersion) {
     *driverVersion = kDriverVersion;
   Sim.trace("cudaDriverGetVersion()%s",
             Sim.result(Error, format("%d", kDriverVersion)).c_str());
-  return Simulator::finish(Error);
+  return Sim.finish(EntryPoint::cudaDriverGetVersion, Error);
 }
 
 //===----------------------------------------------------------------------===//
@@ -2583,7 +2969,7 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaMalloc(void **devPtr, size_t size) {
                          CurrentDevice);
   Sim.trace("cudaMalloc(%zu bytes, cuda:%d)%s", size, CurrentDevice,
             allocationResult(Sim, Error, devPtr).c_str());
-  return Simulator::finish(Error);
+  return Sim.finish(EntryPoint::cudaMalloc, Error);
 }
 
 ETCOPY_CUDA_SIM_API cudaError_t cudaMallocAsync(void **devPtr, size_t size,
@@ -2602,7 +2988,7 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaMallocAsync(void **devPtr, size_t size,
   Sim.trace("cudaMallocAsync(%zu bytes, stream=%s)%s", size,
             Sim.streamLabel(hStream).c_str(),
             allocationResult(Sim, Error, devPtr).c_str());
-  return Simulator::finish(Error);
+  return Sim.finish(EntryPoint::cudaMallocAsync, Error);
 }
 
 ETCOPY_CUDA_SIM_API cudaError_t cudaMallocManaged(void **devPtr, size_t size,
@@ -2623,7 +3009,7 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaMallocManaged(void **devPtr, size_t size,
                          CurrentDevice);
   Sim.trace("cudaMallocManaged(%zu bytes, flags=%u, cuda:%d)%s", size, flags,
             CurrentDevice, allocationResult(Sim, Error, devPtr).c_str());
-  return Simulator::finish(Error);
+  return Sim.finish(EntryPoint::cudaMallocManaged, Error);
 }
 
 ETCOPY_CUDA_SIM_API cudaError_t cudaMallocHost(void **ptr, size_t size) {
@@ -2637,7 +3023,7 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaMallocHost(void **ptr, size_t size) {
                          CurrentDevice);
   Sim.trace("cudaMallocHost(%zu bytes)%s", size,
             allocationResult(Sim, Error, ptr).c_str());
-  return Simulator::finish(Error);
+  return Sim.finish(EntryPoint::cudaMallocHost, Error);
 }
 
 ETCOPY_CUDA_SIM_API cudaError_t cudaHostAlloc(void **pHost, size_t size,
@@ -2662,7 +3048,7 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaHostAlloc(void **pHost, size_t size,
                          CurrentDevice);
   Sim.trace("cudaHostAlloc(%zu bytes, flags=%u)%s", size, flags,
             allocationResult(Sim, Error, pHost).c_str());
-  return Simulator::finish(Error);
+  return Sim.finish(EntryPoint::cudaHostAlloc, Error);
 }
 
 ETCOPY_CUDA_SIM_API cudaError_t cudaFree(void *devPtr) {
@@ -2675,12 +3061,13 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaFree(void *devPtr) {
     // cudaFree synchronises the device before releasing the memory.
     DrainContext Ctx("cudaFree");
     Sim.drainDevice(A->Device, /*BlockingOnly=*/false, Ctx);
+    Sim.waitUntil(Sim.deviceIdleAt(A->Device));
     Sim.release(*A, "cudaFree", 0);
     ++Sim.Stats.Frees;
     Error = Ctx.Error;
   }
   Sim.trace("cudaFree(%s)%s", hex(devPtr).c_str(), Sim.result(Error).c_str());
-  return Simulator::finish(Error);
+  return Sim.finish(EntryPoint::cudaFree, Error);
 }
 
 ETCOPY_CUDA_SIM_API cudaError_t cudaFreeAsync(void *devPtr,
@@ -2708,7 +3095,7 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaFreeAsync(void *devPtr,
   }
   Sim.trace("cudaFreeAsync(%s, stream=%s)%s", hex(devPtr).c_str(),
             Sim.streamLabel(hStream).c_str(), Sim.result(Error).c_str());
-  return Simulator::finish(Error);
+  return Sim.finish(EntryPoint::cudaFreeAsync, Error);
 }
 
 ETCOPY_CUDA_SIM_API cudaError_t cudaFreeHost(void *ptr) {
@@ -2721,12 +3108,13 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaFreeHost(void *ptr) {
     // Pinned memory may be used by queued work of any device.
     DrainContext Ctx("cudaFreeHost");
     Sim.drainAllDevices(Ctx);
+    Sim.waitUntil(Sim.allDevicesIdleAt());
     Sim.release(*A, "cudaFreeHost", 0);
     ++Sim.Stats.Frees;
     Error = Ctx.Error;
   }
   Sim.trace("cudaFreeHost(%s)%s", hex(ptr).c_str(), Sim.result(Error).c_str());
-  return Simulator::finish(Error);
+  return Sim.finish(EntryPoint::cudaFreeHost, Error);
 }
 
 cudaError_t Simulator::registerHostMemory(void *Pointer, size_t Size,
@@ -2786,7 +3174,7 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaHostRegister(void *ptr, size_t size,
     Error = Sim.registerHostMemory(ptr, size, flags);
   Sim.trace("cudaHostRegister(%s, %zu bytes, flags=%u)%s", hex(ptr).c_str(),
             size, flags, Sim.result(Error).c_str());
-  return Simulator::finish(Error);
+  return Sim.finish(EntryPoint::cudaHostRegister, Error);
 }
 
 ETCOPY_CUDA_SIM_API cudaError_t cudaHostUnregister(void *ptr) {
@@ -2797,7 +3185,7 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaHostUnregister(void *ptr) {
     Error = Sim.unregisterHostMemory(ptr);
   Sim.trace("cudaHostUnregister(%s)%s", hex(ptr).c_str(),
             Sim.result(Error).c_str());
-  return Simulator::finish(Error);
+  return Sim.finish(EntryPoint::cudaHostUnregister, Error);
 }
 
 /// Implements cudaHostGetDevicePointer. With unified addressing every pinned
@@ -2840,7 +3228,7 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaHostGetDevicePointer(void **pDevice,
     Error = Sim.getDevicePointer(pDevice, pHost, flags);
   Sim.trace("cudaHostGetDevicePointer(%s, flags=%u)%s", hex(pHost).c_str(),
             flags, allocationResult(Sim, Error, pDevice).c_str());
-  return Simulator::finish(Error);
+  return Sim.finish(EntryPoint::cudaHostGetDevicePointer, Error);
 }
 
 cudaError_t Simulator::getAttributes(cudaPointerAttributes *Attributes,
@@ -2907,14 +3295,38 @@ cudaPointerGetAttributes(cudaPointerAttributes *attributes, const void *ptr) {
   }
   Sim.trace("cudaPointerGetAttributes(%s)%s", hex(ptr).c_str(),
             Sim.result(Error, Out).c_str());
-  return Simulator::finish(Error);
+  return Sim.finish(EntryPoint::cudaPointerGetAttributes, Error);
 }
 
 //===----------------------------------------------------------------------===//
 // Copies and memsets
 //===----------------------------------------------------------------------===//
 
-/// Shared implementation of the four copy entry points. Async copies are
+/// An asynchronous copy that the driver stages through a pinned bounce
+/// buffer (pageable memory) or that the host performs (between host
+/// buffers) returns only when it is done.
+static bool hostPerformsAsyncCopy(CopyPath Path) {
+  return Path == CopyPath::HostToHost || Path == CopyPath::PageableToDevice ||
+         Path == CopyPath::DeviceToPageable;
+}
+
+static bool touchesHostMemory(CopyPath Path) {
+  switch (Path) {
+  case CopyPath::HostToHost:
+  case CopyPath::PinnedToDevice:
+  case CopyPath::PageableToDevice:
+  case CopyPath::DeviceToPinned:
+  case CopyPath::DeviceToPageable:
+    return true;
+  case CopyPath::DeviceToDevice:
+  case CopyPath::PeerDirect:
+  case CopyPath::PeerStaged:
+    break;
+  }
+  return false;
+}
+
+/// Shared implementation of the six copy entry points. Async copies are
 /// validated and queued on Handle; synchronous ones run at once.
 static cudaError_t copyCommon(EntryPoint Which, Op O, bool Async,
                               cudaStream_t Handle) {
@@ -2943,10 +3355,15 @@ static cudaError_t copyCommon(EntryPoint Which, Op O, bool Async,
     Error = Sim.checkCopy(Api, O);
   if (Error == cudaSuccess && !Empty) {
     Sim.countCopy(O);
-    if (Async)
+    if (Async) {
       Sim.enqueue(*S, O);
-    else
+      Sim.launch(*S, O, hostPerformsAsyncCopy(O.Path));
+    } else {
       Error = Sim.runSynchronously(Api, O);
+      Sim.runSynchronouslyInModel(O, touchesHostMemory(O.Path));
+    }
+  } else if (Error == cudaSuccess) {
+    Sim.spend(Latency::Call);
   }
   std::string Path = Error == cudaSuccess && !Empty
                          ? format(" [%s]", kCopyPathNames[size_t(O.Path)])
@@ -2954,7 +3371,7 @@ static cudaError_t copyCommon(EntryPoint Which, Op O, bool Async,
   Sim.trace("%s%s%s",
             Sim.describeOp(O, Async ? Sim.streamLabel(Handle) : "").c_str(),
             Path.c_str(), Sim.result(Error).c_str());
-  return Simulator::finish(Error);
+  return Sim.finish(Which, Error);
 }
 
 static Op makeCopy(void *Dst, size_t DstPitch, const void *Src, size_t SrcPitch,
@@ -3197,9 +3614,10 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaMemcpyBatchAsync(
   // queue nothing unless all of them pass.
   uint64_t Bytes = 0;
   for (size_t I = 0; sizes && I < count; ++I)
-    Bytes =
-        __builtin_add_overflow(Bytes, sizes[I], &Bytes) ? UINT64_MAX : Bytes;
+    if (__builtin_add_overflow(Bytes, sizes[I], &Bytes))
+      Bytes = UINT64_MAX;
   std::vector<Op> Copies;
+  bool BlocksHost = false;
   for (size_t I = 0, K = 0; Error == cudaSuccess && I < count; ++I) {
     while (K + 1 < numAttrs && attrsIdxs[K + 1] <= I)
       ++K;
@@ -3213,15 +3631,31 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaMemcpyBatchAsync(
     O.BatchIndex = I;
     std::string Where = format("%s: copy %zu", Api, I);
     Error = Sim.checkCopy(Where.c_str(), O);
-    if (Error == cudaSuccess &&
-        attrs[K].srcAccessOrder == cudaMemcpySrcAccessOrderDuringApiCall)
+    cudaMemcpySrcAccessOrder Order = attrs[K].srcAccessOrder;
+    if (Error == cudaSuccess && Order == cudaMemcpySrcAccessOrderDuringApiCall)
       O.Snapshot = Sim.snapshotSource(O);
+    // The call returns only after reading DuringApiCall sources and after
+    // staging pageable memory, unless the order lets a pageable source be
+    // read later; the model makes it wait for the whole batch.
+    BlocksHost |= Order == cudaMemcpySrcAccessOrderDuringApiCall ||
+                  (O.Path == CopyPath::PageableToDevice
+                       ? Order != cudaMemcpySrcAccessOrderAny
+                       : hostPerformsAsyncCopy(O.Path));
     Copies.push_back(std::move(O));
   }
   if (Error == cudaSuccess)
     Error = checkBatchIndependence(Sim, Api, Copies);
   std::string Paths;
   if (Error == cudaSuccess) {
+    // One launch for the batch and a small host cost per copy, then the
+    // batch runs as one unit of S.
+    Sim.spend(Latency::Launch);
+    Sim.HostNs +=
+        double(Copies.size()) * Sim.Cfg.Costs.latency(Latency::BatchEntry);
+    double End = Sim.modelBatch(Copies, Sim.streamReady(*S));
+    Sim.endOn(*S, End);
+    if (BlocksHost)
+      Sim.waitUntil(End);
     // The trace lists how many copies take each path.
     size_t PerPath[kNumCopyPaths] = {};
     for (Op &O : Copies) {
@@ -3242,7 +3676,7 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaMemcpyBatchAsync(
             " bytes, %zu attribute(s), stream=%s)%s%s",
             Api, count, Bytes, numAttrs, Sim.streamLabel(stream).c_str(),
             Paths.c_str(), Sim.result(Error).c_str());
-  return Simulator::finish(Error);
+  return Sim.finish(EntryPoint::cudaMemcpyBatchAsync, Error);
 }
 
 /// Shared implementation of cudaMemset and cudaMemsetAsync.
@@ -3267,15 +3701,21 @@ static cudaError_t memsetCommon(EntryPoint Which, void *DevPtr, int Value,
     Error = Sim.checkMemset(Api, O);
   if (Error == cudaSuccess && Count != 0) {
     ++Sim.Stats.Memsets;
-    if (Async)
+    if (Async) {
       Sim.enqueue(*S, O);
-    else
+      Sim.launch(*S, O, /*BlocksHost=*/false);
+    } else {
+      // Device memory only: cudaMemset does not wait for it either.
       Error = Sim.runSynchronously(Api, O);
+      Sim.runSynchronouslyInModel(O, /*HostWaits=*/false);
+    }
+  } else if (Error == cudaSuccess) {
+    Sim.spend(Latency::Call);
   }
   Sim.trace("%s%s",
             Sim.describeOp(O, Async ? Sim.streamLabel(Handle) : "").c_str(),
             Sim.result(Error).c_str());
-  return Simulator::finish(Error);
+  return Sim.finish(Which, Error);
 }
 
 ETCOPY_CUDA_SIM_API cudaError_t cudaMemset(void *devPtr, int value,
@@ -3347,6 +3787,9 @@ static CUresult driverMemset(EntryPoint Which, CUdeviceptr Dst,
   if (S && Error == cudaSuccess && N != 0) {
     ++Sim.Stats.Memsets;
     Sim.enqueue(*S, O);
+    Sim.launch(*S, O, /*BlocksHost=*/false);
+  } else if (S && Error == cudaSuccess) {
+    Sim.spend(Latency::Call);
   }
   if (Result == CUDA_SUCCESS)
     Result = driverResult(Error);
@@ -3465,7 +3908,7 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaGetDriverEntryPointByVersion(
   Sim.trace("%s(\"%s\", cudaVersion=%u, flags=%llu)%s", Api,
             symbol ? symbol : "(null)", cudaVersion, flags,
             Sim.result(Error, Out).c_str());
-  return Simulator::finish(Error);
+  return Sim.finish(EntryPoint::cudaGetDriverEntryPointByVersion, Error);
 }
 
 //===----------------------------------------------------------------------===//
@@ -3501,7 +3944,7 @@ static cudaError_t createStreamCommon(EntryPoint Which, cudaStream_t *PStream,
   else
     Sim.trace("cudaStreamCreateWithFlags(flags=%u, cuda:%d)%s", Flags,
               CurrentDevice, Sim.result(Error, Name).c_str());
-  return Simulator::finish(Error);
+  return Sim.finish(Which, Error);
 }
 
 ETCOPY_CUDA_SIM_API cudaError_t cudaStreamCreate(cudaStream_t *pStream) {
@@ -3530,7 +3973,7 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaStreamDestroy(cudaStream_t stream) {
       Sim.destroyStream(*S);
   Sim.trace("cudaStreamDestroy(%s)%s", Label.c_str(),
             Sim.result(Error).c_str());
-  return Simulator::finish(Error);
+  return Sim.finish(EntryPoint::cudaStreamDestroy, Error);
 }
 
 ETCOPY_CUDA_SIM_API cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
@@ -3543,12 +3986,13 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
   if (S) {
     DrainContext Ctx("cudaStreamSynchronize");
     Sim.drain(*S, S->EnqueuedSeq, Ctx);
+    Sim.waitUntil(S->ClockNs);
     Error = Ctx.Error;
     ++Sim.Stats.Syncs;
   }
   Sim.trace("cudaStreamSynchronize(%s)%s", Sim.streamLabel(stream).c_str(),
             Sim.result(Error).c_str());
-  return Simulator::finish(Error);
+  return Sim.finish(EntryPoint::cudaStreamSynchronize, Error);
 }
 
 ETCOPY_CUDA_SIM_API cudaError_t cudaStreamQuery(cudaStream_t stream) {
@@ -3573,10 +4017,13 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaStreamQuery(cudaStream_t stream) {
         Error = cudaErrorNotReady;
       }
     }
+    // Once the program sees the stream idle, the host has waited for it.
+    if (Error == cudaSuccess)
+      Sim.waitUntil(S->ClockNs);
   }
   Sim.trace("cudaStreamQuery(%s)%s", Sim.streamLabel(stream).c_str(),
             Sim.result(Error).c_str());
-  return Simulator::finish(Error);
+  return Sim.finish(EntryPoint::cudaStreamQuery, Error);
 }
 
 ETCOPY_CUDA_SIM_API cudaError_t cudaStreamWaitEvent(cudaStream_t stream,
@@ -3604,9 +4051,12 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaStreamWaitEvent(cudaStream_t stream,
     Wait.EventId = E->Id;
     Sim.enqueue(*S, Wait);
   }
+  // In the model, later work on S starts after the recorded work ends.
+  if (E && E->RecordedOn)
+    Sim.endOn(*S, E->TimeNs);
   Sim.trace("cudaStreamWaitEvent(%s, %s)%s", Sim.streamLabel(stream).c_str(),
             Sim.eventLabel(event).c_str(), Sim.result(Error).c_str());
-  return Simulator::finish(Error);
+  return Sim.finish(EntryPoint::cudaStreamWaitEvent, Error);
 }
 
 //===----------------------------------------------------------------------===//
@@ -3642,7 +4092,7 @@ static cudaError_t createEventCommon(EntryPoint Which, cudaEvent_t *PEvent,
   else
     Sim.trace("cudaEventCreateWithFlags(flags=%u, cuda:%d)%s", Flags,
               CurrentDevice, Sim.result(Error, Name).c_str());
-  return Simulator::finish(Error);
+  return Sim.finish(Which, Error);
 }
 
 ETCOPY_CUDA_SIM_API cudaError_t cudaEventCreate(cudaEvent_t *event) {
@@ -3676,10 +4126,14 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaEventRecord(cudaEvent_t event,
     E->RecordedOn = S;
     E->RecordSeq = S->EnqueuedSeq;
     ++E->Records;
+    // The record completes when the work queued before it ends.
+    Sim.spend(Latency::Event);
+    E->TimeNs = Sim.streamReady(*S);
+    Sim.endOn(*S, E->TimeNs);
   }
   Sim.trace("cudaEventRecord(%s, stream=%s)%s", Sim.eventLabel(event).c_str(),
             Sim.streamLabel(stream).c_str(), Sim.result(Error).c_str());
-  return Simulator::finish(Error);
+  return Sim.finish(EntryPoint::cudaEventRecord, Error);
 }
 
 ETCOPY_CUDA_SIM_API cudaError_t cudaEventSynchronize(cudaEvent_t event) {
@@ -3691,14 +4145,16 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaEventSynchronize(cudaEvent_t event) {
                  : nullptr;
   if (E) {
     DrainContext Ctx("cudaEventSynchronize");
-    if (E->RecordedOn)
+    if (E->RecordedOn) {
       Sim.drain(*E->RecordedOn, E->RecordSeq, Ctx);
+      Sim.waitUntil(E->TimeNs);
+    }
     Error = Ctx.Error;
     ++Sim.Stats.Syncs;
   }
   Sim.trace("cudaEventSynchronize(%s)%s", Sim.eventLabel(event).c_str(),
             Sim.result(Error).c_str());
-  return Simulator::finish(Error);
+  return Sim.finish(EntryPoint::cudaEventSynchronize, Error);
 }
 
 ETCOPY_CUDA_SIM_API cudaError_t cudaEventQuery(cudaEvent_t event) {
@@ -3719,9 +4175,12 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaEventQuery(cudaEvent_t event) {
       Error = cudaErrorNotReady;
     }
   }
+  // Once the program sees the record complete, the host has waited for it.
+  if (E && E->RecordedOn && Error == cudaSuccess)
+    Sim.waitUntil(E->TimeNs);
   Sim.trace("cudaEventQuery(%s)%s", Sim.eventLabel(event).c_str(),
             Sim.result(Error).c_str());
-  return Simulator::finish(Error);
+  return Sim.finish(EntryPoint::cudaEventQuery, Error);
 }
 
 ETCOPY_CUDA_SIM_API cudaError_t cudaEventDestroy(cudaEvent_t event) {
@@ -3739,5 +4198,21 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaEventDestroy(cudaEvent_t event) {
   }
   Sim.trace("cudaEventDestroy(%s)%s", Sim.eventLabel(event).c_str(),
             Sim.result(Error).c_str());
-  return Simulator::finish(Error);
+  return Sim.finish(EntryPoint::cudaEventDestroy, Error);
+}
+
+//===----------------------------------------------------------------------===//
+// The timing model's interface (CudaSimModel.h)
+//===----------------------------------------------------------------------===//
+
+ETCOPY_CUDA_SIM_API unsigned long long etcopy_cuda_sim_modelled_time_ns(void) {
+  Simulator &Sim = Simulator::get();
+  std::lock_guard<std::mutex> Lock(Sim.Mutex);
+  return (unsigned long long)std::llround(Sim.HostNs);
+}
+
+ETCOPY_CUDA_SIM_API void etcopy_cuda_sim_reset_modelled_time(void) {
+  Simulator &Sim = Simulator::get();
+  std::lock_guard<std::mutex> Lock(Sim.Mutex);
+  Sim.resetModelledTime();
 }
