@@ -308,12 +308,15 @@ enum class Latency : uint8_t {
   None,
 };
 
-struct LatencyDefault {
+/// A cost of the timing model: the <NAME> of its environment variable and
+/// its default value.
+struct CostDefault {
   const char *Name;
-  double Nanoseconds;
+  double Value;
 };
 
-constexpr LatencyDefault kLatencyDefaults[] = {
+/// Latencies in nanoseconds, in the order of Latency.
+constexpr CostDefault kLatencyDefaults[] = {
     {"CALL", 100},           {"LAUNCH", 3000},         {"BATCH_ENTRY", 100},
     {"SYNC", 2000},          {"QUERY", 500},           {"EVENT", 1000},
     {"STREAM_CREATE", 5000}, {"STREAM_DESTROY", 3000}, {"EVENT_CREATE", 1000},
@@ -460,12 +463,7 @@ constexpr size_t kNumCopyPaths = sizeof(kCopyPathNames) / sizeof(char *);
 /// The bandwidths of the timing model, in GB/s (10^9 bytes per second, that
 /// is bytes per nanosecond): one per copy path, then memsets.
 /// ETCOPY_CUDA_SIM_BW_<NAME>_GBPS overrides one.
-struct BandwidthDefault {
-  const char *Name;
-  double GBps;
-};
-
-constexpr BandwidthDefault kBandwidthDefaults[] = {
+constexpr CostDefault kBandwidthDefaults[] = {
     {"H2H", 10},        {"H2D_PINNED", 54},   {"H2D_PAGEABLE", 13},
     {"D2H_PINNED", 54}, {"D2H_PAGEABLE", 13}, {"D2D", 2000},
     {"PEER", 380},      {"PEER_STAGED", 27},  {"MEMSET", 3600}};
@@ -668,13 +666,13 @@ void parseCost(const std::string &Variable, const char *Unit, double Minimum,
 CostModel costsFromEnvironment() {
   CostModel Costs;
   for (size_t I = 0; I < kNumLatencies; ++I) {
-    Costs.LatencyNs[I] = kLatencyDefaults[I].Nanoseconds;
+    Costs.LatencyNs[I] = kLatencyDefaults[I].Value;
     parseCost(std::string("ETCOPY_CUDA_SIM_COST_") + kLatencyDefaults[I].Name +
                   "_NS",
               "nanoseconds", 0, /*Strict=*/false, Costs.LatencyNs[I]);
   }
   for (size_t I = 0; I < kNumBandwidths; ++I) {
-    Costs.GBps[I] = kBandwidthDefaults[I].GBps;
+    Costs.GBps[I] = kBandwidthDefaults[I].Value;
     parseCost(std::string("ETCOPY_CUDA_SIM_BW_") + kBandwidthDefaults[I].Name +
                   "_GBPS",
               "GB/s", 0, /*Strict=*/true, Costs.GBps[I]);
@@ -1224,6 +1222,11 @@ public:
   int enter(EntryPoint Which);
   cudaError_t enterRuntime(EntryPoint Which) {
     return cudaError_t(enter(Which));
+  }
+  /// enterRuntime, then the check that a device is simulated.
+  cudaError_t enterOnDevice(EntryPoint Which) {
+    cudaError_t Error = enterRuntime(Which);
+    return Error ? Error : requireDevice(entryPointInfo(Which).Name);
   }
   const FaultSpec *findFault(bool AnyKind, CallKind Kind,
                              uint64_t Ordinal) const;
@@ -2729,9 +2732,7 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaGetDeviceCount(int *count) {
 ETCOPY_CUDA_SIM_API cudaError_t cudaGetDevice(int *device) {
   Simulator &Sim = Simulator::get();
   std::lock_guard<std::mutex> Lock(Sim.Mutex);
-  cudaError_t Error = Sim.enterRuntime(EntryPoint::cudaGetDevice);
-  if (Error == cudaSuccess)
-    Error = Sim.requireDevice("cudaGetDevice");
+  cudaError_t Error = Sim.enterOnDevice(EntryPoint::cudaGetDevice);
   if (Error == cudaSuccess && !device)
     Error = Sim.fail("cudaGetDevice", cudaErrorInvalidValue,
                      "invalid argument: device is null");
@@ -2760,9 +2761,7 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaSetDevice(int device) {
 ETCOPY_CUDA_SIM_API cudaError_t cudaDeviceSynchronize(void) {
   Simulator &Sim = Simulator::get();
   std::lock_guard<std::mutex> Lock(Sim.Mutex);
-  cudaError_t Error = Sim.enterRuntime(EntryPoint::cudaDeviceSynchronize);
-  if (Error == cudaSuccess)
-    Error = Sim.requireDevice("cudaDeviceSynchronize");
+  cudaError_t Error = Sim.enterOnDevice(EntryPoint::cudaDeviceSynchronize);
   if (Error == cudaSuccess) {
     DrainContext Ctx("cudaDeviceSynchronize");
     Sim.drainDevice(CurrentDevice, /*BlockingOnly=*/false, Ctx);
@@ -2778,9 +2777,7 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaDeviceSynchronize(void) {
 ETCOPY_CUDA_SIM_API cudaError_t cudaDeviceReset(void) {
   Simulator &Sim = Simulator::get();
   std::lock_guard<std::mutex> Lock(Sim.Mutex);
-  cudaError_t Error = Sim.enterRuntime(EntryPoint::cudaDeviceReset);
-  if (Error == cudaSuccess)
-    Error = Sim.requireDevice("cudaDeviceReset");
+  cudaError_t Error = Sim.enterOnDevice(EntryPoint::cudaDeviceReset);
   if (Error == cudaSuccess)
     Error = Sim.resetCurrentDevice();
   Sim.trace("cudaDeviceReset(cuda:%d)%s", CurrentDevice,
@@ -2855,9 +2852,7 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaDeviceCanAccessPeer(int *canAccessPeer,
                                                         int peerDevice) {
   Simulator &Sim = Simulator::get();
   std::lock_guard<std::mutex> Lock(Sim.Mutex);
-  cudaError_t Error = Sim.enterRuntime(EntryPoint::cudaDeviceCanAccessPeer);
-  if (Error == cudaSuccess)
-    Error = Sim.requireDevice("cudaDeviceCanAccessPeer");
+  cudaError_t Error = Sim.enterOnDevice(EntryPoint::cudaDeviceCanAccessPeer);
   if (Error == cudaSuccess)
     Error = Sim.canAccessPeer(canAccessPeer, device, peerDevice);
   Sim.trace(
@@ -2872,9 +2867,7 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaDeviceEnablePeerAccess(int peerDevice,
                                                            unsigned int flags) {
   Simulator &Sim = Simulator::get();
   std::lock_guard<std::mutex> Lock(Sim.Mutex);
-  cudaError_t Error = Sim.enterRuntime(EntryPoint::cudaDeviceEnablePeerAccess);
-  if (Error == cudaSuccess)
-    Error = Sim.requireDevice("cudaDeviceEnablePeerAccess");
+  cudaError_t Error = Sim.enterOnDevice(EntryPoint::cudaDeviceEnablePeerAccess);
   if (Error == cudaSuccess)
     Error = Sim.enablePeerAccess(peerDevice, flags);
   Sim.trace("cudaDeviceEnablePeerAccess(peerDevice=%d, flags=%u, cuda:%d)%s",
@@ -2885,9 +2878,8 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaDeviceEnablePeerAccess(int peerDevice,
 ETCOPY_CUDA_SIM_API cudaError_t cudaDeviceDisablePeerAccess(int peerDevice) {
   Simulator &Sim = Simulator::get();
   std::lock_guard<std::mutex> Lock(Sim.Mutex);
-  cudaError_t Error = Sim.enterRuntime(EntryPoint::cudaDeviceDisablePeerAccess);
-  if (Error == cudaSuccess)
-    Error = Sim.requireDevice("cudaDeviceDisablePeerAccess");
+  cudaError_t Error =
+      Sim.enterOnDevice(EntryPoint::cudaDeviceDisablePeerAccess);
   if (Error == cudaSuccess)
     Error = Sim.disablePeerAccess(peerDevice);
   Sim.trace("cudaDeviceDisablePeerAccess(peerDevice=%d, cuda:%d)%s", peerDevice,
@@ -2961,9 +2953,7 @@ static std::string allocationResult(Simulator &Sim, cudaError_t Error,
 ETCOPY_CUDA_SIM_API cudaError_t cudaMalloc(void **devPtr, size_t size) {
   Simulator &Sim = Simulator::get();
   std::lock_guard<std::mutex> Lock(Sim.Mutex);
-  cudaError_t Error = Sim.enterRuntime(EntryPoint::cudaMalloc);
-  if (Error == cudaSuccess)
-    Error = Sim.requireDevice("cudaMalloc");
+  cudaError_t Error = Sim.enterOnDevice(EntryPoint::cudaMalloc);
   if (Error == cudaSuccess)
     Error = Sim.allocate("cudaMalloc", devPtr, size, MemKind::Device,
                          CurrentDevice);
@@ -2995,9 +2985,7 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaMallocManaged(void **devPtr, size_t size,
                                                   unsigned int flags) {
   Simulator &Sim = Simulator::get();
   std::lock_guard<std::mutex> Lock(Sim.Mutex);
-  cudaError_t Error = Sim.enterRuntime(EntryPoint::cudaMallocManaged);
-  if (Error == cudaSuccess)
-    Error = Sim.requireDevice("cudaMallocManaged");
+  cudaError_t Error = Sim.enterOnDevice(EntryPoint::cudaMallocManaged);
   if (Error == cudaSuccess && flags != cudaMemAttachGlobal &&
       flags != cudaMemAttachHost)
     Error = Sim.fail("cudaMallocManaged", cudaErrorInvalidValue,
@@ -3012,43 +3000,41 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaMallocManaged(void **devPtr, size_t size,
   return Sim.finish(EntryPoint::cudaMallocManaged, Error);
 }
 
-ETCOPY_CUDA_SIM_API cudaError_t cudaMallocHost(void **ptr, size_t size) {
+/// Shared implementation of cudaMallocHost and cudaHostAlloc.
+static cudaError_t allocatePinned(EntryPoint Which, void **Ptr, size_t Size,
+                                  unsigned Flags) {
   Simulator &Sim = Simulator::get();
   std::lock_guard<std::mutex> Lock(Sim.Mutex);
-  cudaError_t Error = Sim.enterRuntime(EntryPoint::cudaMallocHost);
+  const char *Api = entryPointInfo(Which).Name;
+  cudaError_t Error = Sim.enterOnDevice(Which);
+  const unsigned Known =
+      cudaHostAllocPortable | cudaHostAllocMapped | cudaHostAllocWriteCombined;
+  if (Error == cudaSuccess && (Flags & ~Known))
+    Error = Sim.fail(Api, cudaErrorInvalidValue,
+                     "invalid flags 0x%x (expected a combination of "
+                     "cudaHostAllocPortable, cudaHostAllocMapped and "
+                     "cudaHostAllocWriteCombined)",
+                     Flags);
+  // With unified addressing all pinned memory is mapped and portable, and
+  // write-combining makes no difference to the simulator.
   if (Error == cudaSuccess)
-    Error = Sim.requireDevice("cudaMallocHost");
-  if (Error == cudaSuccess)
-    Error = Sim.allocate("cudaMallocHost", ptr, size, MemKind::PinnedHost,
-                         CurrentDevice);
-  Sim.trace("cudaMallocHost(%zu bytes)%s", size,
-            allocationResult(Sim, Error, ptr).c_str());
-  return Sim.finish(EntryPoint::cudaMallocHost, Error);
+    Error = Sim.allocate(Api, Ptr, Size, MemKind::PinnedHost, CurrentDevice);
+  std::string FlagsText = Which == EntryPoint::cudaHostAlloc
+                              ? format(", flags=%u", Flags)
+                              : std::string();
+  Sim.trace("%s(%zu bytes%s)%s", Api, Size, FlagsText.c_str(),
+            allocationResult(Sim, Error, Ptr).c_str());
+  return Sim.finish(Which, Error);
+}
+
+ETCOPY_CUDA_SIM_API cudaError_t cudaMallocHost(void **ptr, size_t size) {
+  return allocatePinned(EntryPoint::cudaMallocHost, ptr, size,
+                        cudaHostAllocDefault);
 }
 
 ETCOPY_CUDA_SIM_API cudaError_t cudaHostAlloc(void **pHost, size_t size,
                                               unsigned int flags) {
-  Simulator &Sim = Simulator::get();
-  std::lock_guard<std::mutex> Lock(Sim.Mutex);
-  cudaError_t Error = Sim.enterRuntime(EntryPoint::cudaHostAlloc);
-  if (Error == cudaSuccess)
-    Error = Sim.requireDevice("cudaHostAlloc");
-  const unsigned Known =
-      cudaHostAllocPortable | cudaHostAllocMapped | cudaHostAllocWriteCombined;
-  if (Error == cudaSuccess && (flags & ~Known))
-    Error = Sim.fail("cudaHostAlloc", cudaErrorInvalidValue,
-                     "invalid flags 0x%x (expected a combination of "
-                     "cudaHostAllocPortable, cudaHostAllocMapped and "
-                     "cudaHostAllocWriteCombined)",
-                     flags);
-  // With unified addressing all pinned memory is mapped and portable, and
-  // write-combining makes no difference to the simulator.
-  if (Error == cudaSuccess)
-    Error = Sim.allocate("cudaHostAlloc", pHost, size, MemKind::PinnedHost,
-                         CurrentDevice);
-  Sim.trace("cudaHostAlloc(%zu bytes, flags=%u)%s", size, flags,
-            allocationResult(Sim, Error, pHost).c_str());
-  return Sim.finish(EntryPoint::cudaHostAlloc, Error);
+  return allocatePinned(EntryPoint::cudaHostAlloc, pHost, size, flags);
 }
 
 ETCOPY_CUDA_SIM_API cudaError_t cudaFree(void *devPtr) {
@@ -3221,9 +3207,7 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaHostGetDevicePointer(void **pDevice,
                                                          unsigned int flags) {
   Simulator &Sim = Simulator::get();
   std::lock_guard<std::mutex> Lock(Sim.Mutex);
-  cudaError_t Error = Sim.enterRuntime(EntryPoint::cudaHostGetDevicePointer);
-  if (Error == cudaSuccess)
-    Error = Sim.requireDevice("cudaHostGetDevicePointer");
+  cudaError_t Error = Sim.enterOnDevice(EntryPoint::cudaHostGetDevicePointer);
   if (Error == cudaSuccess)
     Error = Sim.getDevicePointer(pDevice, pHost, flags);
   Sim.trace("cudaHostGetDevicePointer(%s, flags=%u)%s", hex(pHost).c_str(),
@@ -3334,9 +3318,7 @@ static cudaError_t copyCommon(EntryPoint Which, Op O, bool Async,
   std::lock_guard<std::mutex> Lock(Sim.Mutex);
   const char *Api = entryPointInfo(Which).Name;
   O.Api = Api;
-  cudaError_t Error = Sim.enterRuntime(Which);
-  if (Error == cudaSuccess)
-    Error = Sim.requireDevice(Api);
+  cudaError_t Error = Sim.enterOnDevice(Which);
   Stream *S = nullptr;
   if (Error == cudaSuccess && Async)
     S = Sim.lookupStream(Api, Handle, Error);
@@ -3590,9 +3572,7 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaMemcpyBatchAsync(
   Simulator &Sim = Simulator::get();
   std::lock_guard<std::mutex> Lock(Sim.Mutex);
   const char *Api = "cudaMemcpyBatchAsync";
-  cudaError_t Error = Sim.enterRuntime(EntryPoint::cudaMemcpyBatchAsync);
-  if (Error == cudaSuccess)
-    Error = Sim.requireDevice(Api);
+  cudaError_t Error = Sim.enterOnDevice(EntryPoint::cudaMemcpyBatchAsync);
   if (Error == cudaSuccess && (stream == nullptr || stream == cudaStreamLegacy))
     Error = Sim.fail(Api, cudaErrorInvalidValue,
                      "invalid stream: the legacy default stream cannot be "
@@ -3691,9 +3671,7 @@ static cudaError_t memsetCommon(EntryPoint Which, void *DevPtr, int Value,
   O.Dst = reinterpret_cast<uintptr_t>(DevPtr);
   O.Value = Value;
   O.Width = Count;
-  cudaError_t Error = Sim.enterRuntime(Which);
-  if (Error == cudaSuccess)
-    Error = Sim.requireDevice(Api);
+  cudaError_t Error = Sim.enterOnDevice(Which);
   Stream *S = nullptr;
   if (Error == cudaSuccess && Async)
     S = Sim.lookupStream(Api, Handle, Error);
@@ -3865,9 +3843,7 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaGetDriverEntryPointByVersion(
   std::lock_guard<std::mutex> Lock(Sim.Mutex);
   const char *Api = "cudaGetDriverEntryPointByVersion";
   cudaError_t Error =
-      Sim.enterRuntime(EntryPoint::cudaGetDriverEntryPointByVersion);
-  if (Error == cudaSuccess)
-    Error = Sim.requireDevice(Api);
+      Sim.enterOnDevice(EntryPoint::cudaGetDriverEntryPointByVersion);
   if (Error == cudaSuccess && (!symbol || !funcPtr))
     Error = Sim.fail(Api, cudaErrorInvalidValue, "invalid argument: %s is null",
                      !symbol ? "symbol" : "funcPtr");
@@ -3920,9 +3896,7 @@ static cudaError_t createStreamCommon(EntryPoint Which, cudaStream_t *PStream,
   Simulator &Sim = Simulator::get();
   std::lock_guard<std::mutex> Lock(Sim.Mutex);
   const char *Api = entryPointInfo(Which).Name;
-  cudaError_t Error = Sim.enterRuntime(Which);
-  if (Error == cudaSuccess)
-    Error = Sim.requireDevice(Api);
+  cudaError_t Error = Sim.enterOnDevice(Which);
   if (Error == cudaSuccess && !PStream)
     Error = Sim.fail(Api, cudaErrorInvalidValue,
                      "invalid argument: pStream is null");
@@ -4068,9 +4042,7 @@ static cudaError_t createEventCommon(EntryPoint Which, cudaEvent_t *PEvent,
   Simulator &Sim = Simulator::get();
   std::lock_guard<std::mutex> Lock(Sim.Mutex);
   const char *Api = entryPointInfo(Which).Name;
-  cudaError_t Error = Sim.enterRuntime(Which);
-  if (Error == cudaSuccess)
-    Error = Sim.requireDevice(Api);
+  cudaError_t Error = Sim.enterOnDevice(Which);
   const unsigned Known =
       cudaEventBlockingSync | cudaEventDisableTiming | cudaEventInterprocess;
   if (Error == cudaSuccess && !PEvent)
