@@ -8,18 +8,21 @@
 |* without the toolkit. It is valid C and C++; in C++ the stream arguments    *|
 |* have the same default values as in the real header.                        *|
 |*                                                                            *|
-|* If the real cuda_runtime_api.h was included first this header is empty, so *|
-|* the two can be mixed in that order; including the real header after this   *|
-|* one is not supported (it redefines the types).                             *|
+|* It also declares the driver types (cuda.h, cudaTypedefs.h) of the driver   *|
+|* functions that the simulator's cudaGetDriverEntryPointByVersion returns.   *|
+|*                                                                            *|
+|* Each part is empty if the real header it copies was included first, so the *|
+|* two can be mixed in that order; including a real header after this one is  *|
+|* not supported (it redefines the types).                                    *|
 |*                                                                            *|
 \*===----------------------------------------------------------------------===*/
 
 #ifndef ETCOPY_RUNTIME_CUDASIM_CUDARUNTIMESUBSET_H
 #define ETCOPY_RUNTIME_CUDASIM_CUDARUNTIMESUBSET_H
 
-#if !defined(__CUDA_RUNTIME_API_H__)
-
 #include <stddef.h>
+
+#if !defined(__CUDA_RUNTIME_API_H__)
 
 #ifdef __cplusplus
 #define ETCOPY_CUDA_DEFAULT_ARG(Value) = Value
@@ -48,6 +51,7 @@ enum cudaError {
   cudaErrorInvalidHostPointer = 16,
   cudaErrorInvalidDevicePointer = 17,
   cudaErrorInvalidMemcpyDirection = 21,
+  cudaErrorDevicesUnavailable = 46,
   cudaErrorNotYetImplemented = 31,
   cudaErrorStubLibrary = 34,
   cudaErrorInsufficientDriver = 35,
@@ -66,6 +70,7 @@ enum cudaError {
   cudaErrorLaunchTimeout = 702,
   cudaErrorPeerAccessAlreadyEnabled = 704,
   cudaErrorPeerAccessNotEnabled = 705,
+  cudaErrorTooManyPeers = 711,
   cudaErrorHostMemoryAlreadyRegistered = 712,
   cudaErrorHostMemoryNotRegistered = 713,
   cudaErrorLaunchFailure = 719,
@@ -103,12 +108,51 @@ struct cudaPointerAttributes {
   long reserved[8];
 };
 
+enum cudaMemLocationType {
+  cudaMemLocationTypeInvalid = 0,
+  cudaMemLocationTypeNone = 0,
+  cudaMemLocationTypeDevice = 1,
+  cudaMemLocationTypeHost = 2,
+  cudaMemLocationTypeHostNuma = 3,
+  cudaMemLocationTypeHostNumaCurrent = 4
+};
+
+struct cudaMemLocation {
+  enum cudaMemLocationType type;
+  int id;
+};
+
+enum cudaMemcpyFlags {
+  cudaMemcpyFlagDefault = 0x0,
+  cudaMemcpyFlagPreferOverlapWithCompute = 0x1
+};
+
+enum cudaMemcpySrcAccessOrder {
+  cudaMemcpySrcAccessOrderInvalid = 0x0,
+  cudaMemcpySrcAccessOrderStream = 0x1,
+  cudaMemcpySrcAccessOrderDuringApiCall = 0x2,
+  cudaMemcpySrcAccessOrderAny = 0x3,
+  cudaMemcpySrcAccessOrderMax = 0x7FFFFFFF
+};
+
+struct cudaMemcpyAttributes {
+  enum cudaMemcpySrcAccessOrder srcAccessOrder;
+  struct cudaMemLocation srcLocHint;
+  struct cudaMemLocation dstLocHint;
+  unsigned int flags;
+};
+
 typedef struct CUstream_st *cudaStream_t;
 typedef struct CUevent_st *cudaEvent_t;
 
 /*===----------------------------------------------------------------------===*
  * Constants
  *===----------------------------------------------------------------------===*/
+
+#define cudaHostAllocDefault 0x00
+#define cudaHostAllocPortable 0x01
+#define cudaHostAllocMapped 0x02
+#define cudaHostAllocWriteCombined 0x04
 
 #define cudaHostRegisterDefault 0x00
 #define cudaHostRegisterPortable 0x01
@@ -135,6 +179,18 @@ typedef struct CUevent_st *cudaEvent_t;
 #define cudaCpuDeviceId ((int)-1)
 #define cudaInvalidDeviceId ((int)-2)
 
+enum cudaGetDriverEntryPointFlags {
+  cudaEnableDefault = 0x0,
+  cudaEnableLegacyStream = 0x1,
+  cudaEnablePerThreadDefaultStream = 0x2
+};
+
+enum cudaDriverEntryPointQueryResult {
+  cudaDriverEntryPointSuccess = 0,
+  cudaDriverEntryPointSymbolNotFound = 1,
+  cudaDriverEntryPointVersionNotSufficent = 2
+};
+
 /*===----------------------------------------------------------------------===*
  * Device management and errors
  *===----------------------------------------------------------------------===*/
@@ -148,6 +204,16 @@ extern cudaError_t cudaGetLastError(void);
 extern cudaError_t cudaPeekAtLastError(void);
 extern const char *cudaGetErrorName(cudaError_t error);
 extern const char *cudaGetErrorString(cudaError_t error);
+extern cudaError_t cudaDeviceCanAccessPeer(int *canAccessPeer, int device,
+                                           int peerDevice);
+extern cudaError_t cudaDeviceEnablePeerAccess(int peerDevice,
+                                              unsigned int flags);
+extern cudaError_t cudaDeviceDisablePeerAccess(int peerDevice);
+extern cudaError_t cudaGetDriverEntryPointByVersion(
+    const char *symbol, void **funcPtr, unsigned int cudaVersion,
+    unsigned long long flags,
+    enum cudaDriverEntryPointQueryResult *driverStatus
+        ETCOPY_CUDA_DEFAULT_ARG(NULL));
 extern cudaError_t cudaRuntimeGetVersion(int *runtimeVersion);
 extern cudaError_t cudaDriverGetVersion(int *driverVersion);
 
@@ -164,9 +230,12 @@ extern cudaError_t cudaMallocManaged(
     void **devPtr, size_t size,
     unsigned int flags ETCOPY_CUDA_DEFAULT_ARG(cudaMemAttachGlobal));
 extern cudaError_t cudaMallocHost(void **ptr, size_t size);
+extern cudaError_t cudaHostAlloc(void **pHost, size_t size, unsigned int flags);
 extern cudaError_t cudaFreeHost(void *ptr);
 extern cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags);
 extern cudaError_t cudaHostUnregister(void *ptr);
+extern cudaError_t cudaHostGetDevicePointer(void **pDevice, void *pHost,
+                                            unsigned int flags);
 extern cudaError_t
 cudaPointerGetAttributes(struct cudaPointerAttributes *attributes,
                          const void *ptr);
@@ -184,6 +253,19 @@ extern cudaError_t
 cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch,
                   size_t width, size_t height, enum cudaMemcpyKind kind,
                   cudaStream_t stream ETCOPY_CUDA_DEFAULT_ARG(0));
+/* CUDA 13 signature: 12.8's failIdx argument is gone. */
+extern cudaError_t cudaMemcpyBatchAsync(void *const *dsts,
+                                        const void *const *srcs,
+                                        const size_t *sizes, size_t count,
+                                        struct cudaMemcpyAttributes *attrs,
+                                        size_t *attrsIdxs, size_t numAttrs,
+                                        cudaStream_t stream);
+extern cudaError_t cudaMemcpyPeer(void *dst, int dstDevice, const void *src,
+                                  int srcDevice, size_t count);
+extern cudaError_t
+cudaMemcpyPeerAsync(void *dst, int dstDevice, const void *src, int srcDevice,
+                    size_t count,
+                    cudaStream_t stream ETCOPY_CUDA_DEFAULT_ARG(0));
 extern cudaError_t cudaMemset(void *devPtr, int value, size_t count);
 extern cudaError_t
 cudaMemsetAsync(void *devPtr, int value, size_t count,
@@ -220,5 +302,40 @@ extern cudaError_t cudaEventDestroy(cudaEvent_t event);
 #undef ETCOPY_CUDA_DEFAULT_ARG
 
 #endif /* !defined(__CUDA_RUNTIME_API_H__) */
+
+/*===----------------------------------------------------------------------===*
+ * Driver API types of the functions cudaGetDriverEntryPointByVersion returns
+ * (from cuda.h and cudaTypedefs.h; each part is empty if its real header was
+ * included first)
+ *===----------------------------------------------------------------------===*/
+
+#if !defined(__cuda_cuda_h__)
+typedef unsigned long long CUdeviceptr;
+typedef struct CUstream_st *CUstream;
+
+/* Only the codes the simulated driver functions return or name. */
+typedef enum cudaError_enum {
+  CUDA_SUCCESS = 0,
+  CUDA_ERROR_INVALID_VALUE = 1,
+  CUDA_ERROR_NO_DEVICE = 100,
+  CUDA_ERROR_INVALID_HANDLE = 400,
+  CUDA_ERROR_UNKNOWN = 999
+} CUresult;
+
+#define CU_STREAM_LEGACY ((CUstream)0x1)
+#define CU_STREAM_PER_THREAD ((CUstream)0x2)
+#endif /* !defined(__cuda_cuda_h__) */
+
+#if !defined(CUDATYPEDEFS_H)
+typedef CUresult (*PFN_cuMemsetD8Async_v3020)(CUdeviceptr dstDevice,
+                                              unsigned char uc, size_t N,
+                                              CUstream hStream);
+typedef CUresult (*PFN_cuMemsetD16Async_v3020)(CUdeviceptr dstDevice,
+                                               unsigned short us, size_t N,
+                                               CUstream hStream);
+typedef CUresult (*PFN_cuMemsetD32Async_v3020)(CUdeviceptr dstDevice,
+                                               unsigned int ui, size_t N,
+                                               CUstream hStream);
+#endif /* !defined(CUDATYPEDEFS_H) */
 
 #endif /* ETCOPY_RUNTIME_CUDASIM_CUDARUNTIMESUBSET_H */

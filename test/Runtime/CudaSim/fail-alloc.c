@@ -1,11 +1,13 @@
-// ETCOPY_CUDA_SIM_FAIL_ALLOC makes chosen device allocations fail (counting
-// cudaMalloc, cudaMallocAsync and cudaMallocManaged from 1), and
-// ETCOPY_CUDA_SIM_MEMORY_LIMIT caps the live bytes per device.
+// ETCOPY_CUDA_SIM_FAIL_ALLOC (an alias of ETCOPY_CUDA_SIM_FAIL=alloc:N,...)
+// makes chosen device allocations fail (counting cudaMalloc, cudaMallocAsync
+// and cudaMallocManaged from 1), and ETCOPY_CUDA_SIM_MEMORY_LIMIT caps the
+// live bytes per device.
 
 // RUN: %cc %s -I%cuda_sim_include -o %t %etcopy_cuda_sim -Wl,-rpath,%etcopy_lib_dir
 // RUN: %t 2>&1 | FileCheck %s --check-prefix=NONE
 // RUN: env ETCOPY_CUDA_SIM_FAIL_ALLOC=2 %t 2>&1 | FileCheck %s --check-prefix=SECOND
 // RUN: env ETCOPY_CUDA_SIM_FAIL_ALLOC=1,3 %t 2>&1 | FileCheck %s --check-prefix=LIST
+// RUN: env ETCOPY_CUDA_SIM_FAIL=alloc:2 %t 2>&1 | FileCheck %s --check-prefix=KIND
 // RUN: env ETCOPY_CUDA_SIM_MEMORY_LIMIT=100 %t 2>&1 | FileCheck %s --check-prefix=LIMIT
 
 #include "CudaRuntimeSubset.h"
@@ -49,6 +51,11 @@ int main(void) {
 // SECOND-NEXT: alloc 2: cudaErrorMemoryAllocation null
 // SECOND-NEXT: alloc 3: cudaSuccess
 // SECOND-NEXT: alloc 4: cudaSuccess
+
+// KIND: etcopy-cuda-sim: error: cudaMallocAsync: injected allocation failure: device allocation #2 (64 bytes on cuda:0) fails because ETCOPY_CUDA_SIM_FAIL=alloc:2
+// KIND-NEXT: alloc 1: cudaSuccess
+// KIND-NEXT: alloc 2: cudaErrorMemoryAllocation null
+// KIND-NEXT: alloc 3: cudaSuccess
 
 // LIST: etcopy-cuda-sim: error: cudaMalloc: injected allocation failure: device allocation #1 (64 bytes on cuda:0) fails because ETCOPY_CUDA_SIM_FAIL_ALLOC=1,3
 // LIST-NEXT: etcopy-cuda-sim: error: cudaMallocManaged: injected allocation failure: device allocation #3 (64 bytes on cuda:0) fails because ETCOPY_CUDA_SIM_FAIL_ALLOC=1,3
