@@ -27,10 +27,9 @@ config.test_exec_root = os.path.join(config.etcopy_obj_root, "test")
 
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
-for var in ("ETCOPY_CUDA_SIM_DEVICES", "ETCOPY_CUDA_SIM_FAIL_ALLOC",
-            "ETCOPY_CUDA_SIM_TRACE", "ETCOPY_CUDA_SIM_STATS",
-            "ETCOPY_CUDA_SIM_LEAK_CHECK", "ETCOPY_CUDA_SIM_MEMORY_LIMIT",
-            "ETCOPY_CUDA_SIM_POISON", "ETCOPY_CUDA_SIM_LIBRARY"):
+# The simulator's configuration (devices, failures, costs, ...) comes from
+# the environment: tests set what they need, nothing leaks in from outside.
+for var in [v for v in config.environment if v.startswith("ETCOPY_CUDA_SIM_")]:
     config.environment.pop(var, None)
 
 etcopy_opt_args = []

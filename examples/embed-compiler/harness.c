@@ -8,14 +8,12 @@
  *===----------------------------------------------------------------------===*/
 
 #include <math.h>
-#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
-/* The two CUDA Runtime functions the delegate uses (cuda_runtime_api.h). */
-int cudaMalloc(void **devPtr, size_t size);
-int cudaMemcpy(void *dst, const void *src, size_t count, int kind);
-enum { kHostToDevice = 1, kDeviceToHost = 2 };
+/* The CUDA Runtime API: cuda_runtime_api.h, or the declarations the
+   simulator installs for builds without the CUDA toolkit. */
+#include "etcopy/CudaSim/CudaRuntimeSubset.h"
 
 typedef struct {
   float *allocated;
@@ -31,13 +29,13 @@ enum { N = 4 };
 void _mlir_ciface_scale(MemRef1D *result, MemRef1D *x) {
   float values[N];
   if (cudaMemcpy(values, x->aligned + x->offset, sizeof values,
-                 kDeviceToHost))
+                 cudaMemcpyDeviceToHost))
     return;
   for (int i = 0; i < N; ++i)
     values[i] *= 2.0f;
   float *data = NULL;
   cudaMalloc((void **)&data, sizeof values);
-  cudaMemcpy(data, values, sizeof values, kHostToDevice);
+  cudaMemcpy(data, values, sizeof values, cudaMemcpyHostToDevice);
   *result = (MemRef1D){data, data, 0, {N}, {1}};
 }
 

@@ -51,7 +51,8 @@ TEST(CApiTest, NamesAndParsing) {
   EXPECT_STREQ(etcopy_status_name(ETCOPY_STATUS_OK), "Ok");
   EXPECT_STREQ(etcopy_status_name(ETCOPY_STATUS_ALREADY_EXISTS),
                "AlreadyExists");
-  EXPECT_STREQ(etcopy_status_name(static_cast<etcopy_status>(99)), "Unknown");
+  EXPECT_STREQ(etcopy_status_name(99), "Unknown");
+  EXPECT_STREQ(etcopy_status_name(-1), "Unknown");
   EXPECT_STREQ(etcopy_device_kind_name(ETCOPY_DEVICE_CUDA), "cuda");
   EXPECT_EQ(etcopy_device_kind_name(5), nullptr);
 

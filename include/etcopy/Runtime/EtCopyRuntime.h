@@ -116,8 +116,10 @@ typedef struct etcopy_arena_set etcopy_arena_set;
 // thread. Never NULL.
 ETCOPY_RUNTIME_EXPORT const char *etcopy_last_error_message(void);
 
-// "Ok", "InvalidArgument", ...; "Unknown" for values outside the enum.
-ETCOPY_RUNTIME_EXPORT const char *etcopy_status_name(etcopy_status status);
+// "Ok", "InvalidArgument", ...; "Unknown" for values outside the enum. It
+// takes the status as an int32_t (the enum's ABI) so that any value, such
+// as one read from elsewhere, can be named without undefined behaviour.
+ETCOPY_RUNTIME_EXPORT const char *etcopy_status_name(int32_t status);
 
 // "cpu" or "cuda"; NULL for an unknown kind.
 ETCOPY_RUNTIME_EXPORT const char *etcopy_device_kind_name(int32_t device_kind);

@@ -88,10 +88,8 @@ template <typename T> static T *newOrNull() { return new (std::nothrow) T(); }
 
 const char *etcopy_last_error_message(void) { return lastErrorMessage.c_str(); }
 
-const char *etcopy_status_name(etcopy_status status) {
-  int value = static_cast<int>(status);
-  if (value < ETCOPY_STATUS_OK || value > ETCOPY_STATUS_INTERNAL)
-    return "Unknown";
+const char *etcopy_status_name(int32_t status) {
+  // ErrorCode has a fixed underlying type: any int32_t is a valid value.
   return toString(static_cast<ErrorCode>(status));
 }
 
