@@ -194,6 +194,42 @@ static bool addContractBody(func::FuncOp function) {
   return true;
 }
 
+/// Checks that every tensor and memref a delegate takes or returns lives on
+/// the delegate's device: a delegate handed host memory would read it from
+/// the device, which no copy or check could catch later.
+static LogicalResult verifyDelegateSignatures(ModuleOp module) {
+  bool valid = true;
+  for (auto function : module.getOps<func::FuncOp>()) {
+    DeviceAttr device = getDelegateDevice(function);
+    if (!device)
+      continue;
+    auto check = [&](Type type, StringRef what, size_t index) {
+      if (!isa<TensorType, BaseMemRefType>(type))
+        return;
+      Placement placement = getPlacement(type);
+      if (placement.isDevice() && placement.device == device)
+        return;
+      std::string where = placement.isHost() ? "the host"
+                          : placement.isDevice()
+                              ? placement.device.str()
+                              : "an unknown placement";
+      function.emitError("delegate @")
+          << function.getSymName() << " runs on " << device.str()
+          << ", but its " << what << " #" << index << " has type " << type
+          << " on " << where
+          << "; place the copies first (etcopy-propagate-device, the "
+             "pipelines' place-copies option) or give the delegate's "
+             "signature its device";
+      valid = false;
+    };
+    for (auto [index, type] : llvm::enumerate(function.getArgumentTypes()))
+      check(type, "argument", index);
+    for (auto [index, type] : llvm::enumerate(function.getResultTypes()))
+      check(type, "result", index);
+  }
+  return success(valid);
+}
+
 /// States the delegate contract to One-Shot Bufferize: a delegate
 /// declaration reads its tensor arguments (and writes those marked
 /// etcopy.writes) and returns fresh buffers; a delegate definition may not
@@ -426,6 +462,8 @@ void BufferizePass::runOnOperation() {
     }
   }
 
+  if (failed(verifyDelegateSignatures(module)))
+    return signalPassFailure();
   SmallVector<func::FuncOp> contractBodies = applyDelegateContract(module);
   LogicalResult bufferized = runPipeline(bufferize, module);
   for (func::FuncOp function : contractBodies)
