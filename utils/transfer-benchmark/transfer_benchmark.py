@@ -15,8 +15,12 @@
 #   lower bound one copy per value and place it must reach (a move between
 #              GPUs goes through the host: two copies).
 #
-# Counts are dynamic: a copy inside a loop counts once per iteration. Only
-# the Python standard library is used.
+# Counts are dynamic: a copy inside a loop counts once per iteration. With
+# --run, each program is also lowered to CUDA Runtime calls in the naive,
+# ExecuTorch and etcopy placements (the first two written out as explicit
+# copies), run on the CUDA simulator with generated C callees, and the copy
+# calls of the simulator's trace are counted (copy_counting.py). Only the
+# Python standard library is used.
 #
 # ===----------------------------------------------------------------------=== #
 """Transfer-count benchmark for etcopy's placement passes."""
@@ -25,10 +29,15 @@ import argparse
 import math
 import os
 import re
+import shlex
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple, Union
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from copy_counting import TraceCount, parse_trace  # noqa: E402
 
 HOST = "cpu"
 
@@ -45,9 +54,10 @@ class TensorType:
     shape: Tuple[int, ...]
     element: str
 
-    def mlir(self) -> str:
+    def mlir(self, device: Optional[str] = None) -> str:
+        encoding = f", #etcopy.device<{device}>" if device else ""
         return "tensor<" + "".join(f"{d}x" for d in self.shape) + \
-            self.element + ">"
+            self.element + encoding + ">"
 
     @property
     def bytes(self) -> int:
@@ -281,29 +291,73 @@ PROGRAMS = [alternating, fan_out, chain, loop_on_device, loop_host_step,
 # MLIR emission
 # ===----------------------------------------------------------------------=== #
 
-def emit_mlir(program: Program) -> str:
-    lines = [f"// {program.name}: {program.description}"]
+NAIVE, EXECUTORCH = "naive", "executorch"
+
+
+def emit_mlir(program: Program, placement: Optional[str] = None,
+              runnable: bool = False) -> str:
+    """The program as a module of tensor-level functions.
+
+    Without `placement`, as a partitioner hands it over: delegates declared
+    with `etcopy.device`, no copies, every tensor on the host; etcopy
+    places the copies. With `placement` (NAIVE or EXECUTORCH), the copies
+    that strategy places are written out as functional etcopy.h2d/d2h and
+    delegates take and return device tensors, so that lowering with
+    `place-copies=false optimize-transfers=false` executes exactly them.
+
+    `runnable` makes a module mlir-runner can run against C
+    implementations of the callees: declarations get
+    `llvm.emit_c_interface`, the program becomes `@method` and a `@main`
+    calls it on zero-filled inputs."""
+    lines = [f"// {program.name}: {program.description}" +
+             (f" ({placement} placement)" if placement else "")]
     for callee, (device, inputs, results) in program.functions.items():
-        signature = "(" + ", ".join(t.mlir() for t in inputs) + ") -> " + \
-            ("(" + ", ".join(t.mlir() for t in results) + ")")
-        attrs = f" attributes {{etcopy.device = #etcopy.device<{device}>}}" \
-            if device else ""
+        place = device if placement else None
+        signature = "(" + ", ".join(t.mlir(place) for t in inputs) + \
+            ") -> (" + ", ".join(t.mlir(place) for t in results) + ")"
+        attrs = ([f"etcopy.device = #etcopy.device<{device}>"]
+                 if device else []) + \
+            (["llvm.emit_c_interface"] if runnable else [])
+        attrs = f" attributes {{{', '.join(attrs)}}}" if attrs else ""
         lines.append(f"func.func private @{callee}{signature}{attrs}")
 
+    method = "method" if runnable else "main"
     args = ", ".join(f"%{a.name}: {a.type.mlir()}" for a in program.args)
     results = ", ".join(r.type.mlir() for r in program.returns)
-    lines.append(f"func.func @main({args}) -> ({results}) {{")
+    lines.append(f"func.func @{method}({args}) -> ({results}) {{")
     trip_counts = sorted({s.trips for s in walk_loops(program.body)})
     if trip_counts:
         lines.append("  %c0 = arith.constant 0 : index")
         lines.append("  %c1 = arith.constant 1 : index")
         for trips in trip_counts:
             lines.append(f"  %trips{trips} = arith.constant {trips} : index")
-    emit_block(program.body, lines, "  ")
+    Emitter(program, placement, lines).block(program.body, program, "  ")
     operands = ", ".join(f"%{r.name}" for r in program.returns)
     lines.append(f"  return {operands} : {results}")
     lines.append("}")
+    if runnable:
+        emit_driver(program, method, lines)
     return "\n".join(lines) + "\n"
+
+
+def emit_driver(program: Program, method: str, lines: List[str]) -> None:
+    """`@main`: calls `@method` on zero-filled host inputs."""
+    lines.append("func.func @main() {")
+    for arg in program.args:
+        zero = "0.0" if arg.type.element.startswith(("f", "bf")) else "0"
+        lines.append(f"  %zero_{arg.name} = arith.constant {zero} : "
+                     f"{arg.type.element}")
+        lines.append(f"  %empty_{arg.name} = tensor.empty() : "
+                     f"{arg.type.mlir()}")
+        lines.append(f"  %{arg.name} = linalg.fill ins(%zero_{arg.name} : "
+                     f"{arg.type.element}) outs(%empty_{arg.name} : "
+                     f"{arg.type.mlir()}) -> {arg.type.mlir()}")
+    args = ", ".join(f"%{a.name}" for a in program.args)
+    types = ", ".join(a.type.mlir() for a in program.args)
+    results = ", ".join(r.type.mlir() for r in program.returns)
+    lines.append(f"  func.call @{method}({args}) : ({types}) -> ({results})")
+    lines.append("  return")
+    lines.append("}")
 
 
 def walk_loops(body: List[Stmt]):
@@ -313,33 +367,76 @@ def walk_loops(body: List[Stmt]):
             yield from walk_loops(stmt.body)
 
 
-def emit_block(body: List[Stmt], lines: List[str], indent: str) -> None:
-    for stmt in body:
-        if isinstance(stmt, Call):
-            args = ", ".join(f"%{a.name}" for a in stmt.args)
-            types = ", ".join(a.type.mlir() for a in stmt.args)
-            results = ", ".join(r.type.mlir() for r in stmt.results)
-            defs = ", ".join(f"%{r.name}" for r in stmt.results)
-            lines.append(f"{indent}{defs} = func.call @{stmt.callee}({args})"
-                         f" : ({types}) -> ({results})")
-            continue
-        carried = stmt.carried
-        name = carried[0].result.name.split("#")[0]
-        defs = f"%{name}:{len(carried)} = " if len(carried) > 1 else \
-            f"%{name} = " if carried else ""
-        iter_args = ", ".join(f"%{c.iter.name} = %{c.init.name}"
-                              for c in carried)
-        types = ", ".join(c.init.type.mlir() for c in carried)
-        header = f"{indent}{defs}scf.for %i{name} = %c0 to " \
-            f"%trips{stmt.trips} step %c1"
-        if carried:
-            header += f" iter_args({iter_args}) -> ({types})"
-        lines.append(header + " {")
-        emit_block(stmt.body, lines, indent + "  ")
-        if carried:
-            nexts = ", ".join(f"%{c.next.name}" for c in carried)
-            lines.append(f"{indent}  scf.yield {nexts} : {types}")
-        lines.append(f"{indent}}}")
+class Emitter:
+    """Emits statements, with the copies of `placement` if set."""
+
+    def __init__(self, program: Program, placement: Optional[str],
+                 lines: List[str]):
+        self.placement = placement
+        self.facts = Uses(program) if placement else None
+        self.lines = lines
+        self.copies = 0
+
+    def h2d(self, value: Value, device: str, indent: str) -> str:
+        self.copies += 1
+        name = f"h2d{self.copies}"
+        self.lines.append(f"{indent}%{name} = etcopy.h2d %{value.name} : "
+                          f"{value.type.mlir()} -> {value.type.mlir(device)}")
+        return name
+
+    def call(self, stmt: Call, graph, indent: str) -> None:
+        device = stmt.device if self.placement else None
+        operands = []
+        for arg in stmt.args:
+            if device is None:
+                operands.append(arg.name)
+            elif self.placement == EXECUTORCH and \
+                    self.facts.producer[arg] == (device, graph):
+                # Round-trip elision: the device value itself.
+                operands.append(f"{arg.name}_d")
+            else:
+                operands.append(self.h2d(arg, device, indent))
+        defs = ", ".join(f"%{r.name}" + ("_d" if device else "")
+                         for r in stmt.results)
+        self.lines.append(
+            f"{indent}{defs} = func.call @{stmt.callee}("
+            + ", ".join(f"%{o}" for o in operands) + ") : ("
+            + ", ".join(a.type.mlir(device) for a in stmt.args) + ") -> ("
+            + ", ".join(r.type.mlir(device) for r in stmt.results) + ")")
+        if device is None:
+            return
+        for result in stmt.results:
+            uses = self.facts.uses.get(result, [])
+            if self.placement == EXECUTORCH:
+                # Dropped when every use is an elided h2d.
+                uses = [u for u in uses if u != ("call", device, graph)]
+            if uses:
+                self.lines.append(
+                    f"{indent}%{result.name} = etcopy.d2h %{result.name}_d : "
+                    f"{result.type.mlir(device)} -> {result.type.mlir()}")
+
+    def block(self, body: List[Stmt], graph, indent: str) -> None:
+        for stmt in body:
+            if isinstance(stmt, Call):
+                self.call(stmt, graph, indent)
+                continue
+            carried = stmt.carried
+            name = carried[0].result.name.split("#")[0]
+            defs = f"%{name}:{len(carried)} = " if len(carried) > 1 else \
+                f"%{name} = " if carried else ""
+            iter_args = ", ".join(f"%{c.iter.name} = %{c.init.name}"
+                                  for c in carried)
+            types = ", ".join(c.init.type.mlir() for c in carried)
+            header = f"{indent}{defs}scf.for %i{name} = %c0 to " \
+                f"%trips{stmt.trips} step %c1"
+            if carried:
+                header += f" iter_args({iter_args}) -> ({types})"
+            self.lines.append(header + " {")
+            self.block(stmt.body, stmt, indent + "  ")
+            if carried:
+                nexts = ", ".join(f"%{c.next.name}" for c in carried)
+                self.lines.append(f"{indent}  scf.yield {nexts} : {types}")
+            self.lines.append(f"{indent}}}")
 
 
 # ===----------------------------------------------------------------------=== #
@@ -521,6 +618,164 @@ def run_etcopy(command: List[str], mlir: str) -> str:
 
 
 # ===----------------------------------------------------------------------=== #
+# Run time: lower each placement, run it on the CUDA simulator
+# ===----------------------------------------------------------------------=== #
+
+C_PRELUDE = """\
+// Callees of the generated program, through MLIR's C interface. A device
+// delegate allocates its result on its device (cudaMalloc) and zeroes it
+// (cudaMemset); it calls no copy function, so that the simulator's trace
+// shows only the copies of the generated code. A host function returns
+// zeroed host memory. The generated code frees both.
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "CudaRuntimeSubset.h"
+
+typedef struct {
+  void *allocated;
+  void *aligned;
+  int64_t offset;
+  int64_t sizesAndStrides[]; // sizes[rank], then strides[rank]
+} MemRef;
+
+static void check(cudaError_t error, const char *call) {
+  if (error != cudaSuccess) {
+    fprintf(stderr, "callee: %s failed: %s\\n", call,
+            cudaGetErrorString(error));
+    exit(1);
+  }
+}
+
+static void describe(MemRef *result, void *data, int rank,
+                     const int64_t *sizes) {
+  result->allocated = result->aligned = data;
+  result->offset = 0;
+  int64_t stride = 1;
+  for (int i = rank - 1; i >= 0; --i) {
+    result->sizesAndStrides[i] = sizes[i];
+    result->sizesAndStrides[rank + i] = stride;
+    stride *= sizes[i];
+  }
+}
+
+static void deviceResult(MemRef *result, int device, int rank,
+                         const int64_t *sizes, size_t bytes) {
+  int previous;
+  void *data;
+  check(cudaGetDevice(&previous), "cudaGetDevice");
+  check(cudaSetDevice(device), "cudaSetDevice");
+  check(cudaMalloc(&data, bytes), "cudaMalloc");
+  check(cudaMemset(data, 0, bytes), "cudaMemset");
+  check(cudaSetDevice(previous), "cudaSetDevice");
+  describe(result, data, rank, sizes);
+}
+
+static void hostResult(MemRef *result, int rank, const int64_t *sizes,
+                       size_t bytes) {
+  void *data = calloc(1, bytes);
+  if (!data) {
+    fprintf(stderr, "callee: out of host memory\\n");
+    exit(1);
+  }
+  describe(result, data, rank, sizes);
+}
+"""
+
+
+def emit_c(program: Program) -> str:
+    """C implementations of the program's delegates and host functions."""
+    lines = [C_PRELUDE]
+    for callee, (device, inputs, results) in program.functions.items():
+        assert len(results) == 1, f"@{callee}: one result expected"
+        result = results[0]
+        params = ", ".join(["MemRef *result"] +
+                           [f"MemRef *arg{i}" for i in range(len(inputs))])
+        sizes = ", ".join(str(d) for d in result.shape)
+        where = f"on {device}" if device else "on the host"
+        lines.append(f"// @{callee} {where}: "
+                     f"{', '.join(t.mlir() for t in inputs)} -> "
+                     f"{result.mlir()}")
+        lines.append(f"void _mlir_ciface_{callee}({params}) {{")
+        lines.append(f"  static const int64_t sizes[] = {{{sizes}}};")
+        if device:
+            ordinal = int(device.partition(":")[2] or 0)
+            lines.append(f"  deviceResult(result, {ordinal}, "
+                         f"{len(result.shape)}, sizes, {result.bytes});")
+        else:
+            lines.append(f"  hostResult(result, {len(result.shape)}, sizes, "
+                         f"{result.bytes});")
+        lines.append("}")
+        lines.append("")
+    return "\n".join(lines)
+
+
+@dataclass
+class Runtime:
+    """How to lower, build and run a program."""
+    etcopy_opt: List[str]
+    runner: List[str]
+    cc: str
+    cuda_sim: str
+    cuda_sim_include: str
+    workdir: str
+
+
+PLACEMENTS = (NAIVE, EXECUTORCH, "etcopy")
+
+
+def checked(command: List[str], what: str, **kwargs) -> Tuple[str, str]:
+    process = subprocess.run(command, capture_output=True, text=True,
+                             **kwargs)
+    if process.returncode != 0:
+        sys.exit(f"error: {what} failed ({' '.join(command)}):\n"
+                 f"{process.stderr[-4000:]}")
+    return process.stdout, process.stderr
+
+
+def with_library(runner: List[str], library: str) -> List[str]:
+    """The runner command with `library` added to its --shared-libs."""
+    command = list(runner)
+    for i, arg in enumerate(command):
+        if arg.startswith("--shared-libs="):
+            command[i] = f"{arg},{library}"
+            return command
+    return command + [f"--shared-libs={library}"]
+
+
+def run_placements(program: Program, runtime: Runtime
+                   ) -> Dict[str, TraceCount]:
+    """Copies executed by each placement of `program` on the simulator:
+    naive and ExecuTorch as explicit copies lowered with nothing
+    optimised away, etcopy as the unplaced program through the default
+    pipeline."""
+    base = os.path.join(runtime.workdir, program.name)
+    with open(base + ".c", "w") as f:
+        f.write(emit_c(program))
+    checked([runtime.cc, "-shared", "-fPIC", "-O1",
+             f"-I{runtime.cuda_sim_include}", base + ".c", "-o",
+             base + ".so", runtime.cuda_sim], "compiling the callees")
+    counts = {}
+    env = dict(os.environ, ETCOPY_CUDA_SIM_TRACE="1",
+               ETCOPY_CUDA_SIM_DEVICES="2")
+    for placement in PLACEMENTS:
+        explicit = placement if placement != "etcopy" else None
+        mlir = emit_mlir(program, explicit, runnable=True)
+        pipeline = "--etcopy-to-cuda" + (
+            "=place-copies=false optimize-transfers=false" if explicit
+            else "")
+        lowered, _ = checked([*runtime.etcopy_opt, pipeline],
+                             f"lowering {program.name} ({placement})",
+                             input=mlir)
+        _, trace = checked(with_library(runtime.runner, base + ".so"),
+                           f"running {program.name} ({placement})",
+                           input=lowered, env=env)
+        counts[placement] = parse_trace(trace)
+    return counts
+
+
+# ===----------------------------------------------------------------------=== #
 # Driver
 # ===----------------------------------------------------------------------=== #
 
@@ -531,9 +786,24 @@ def format_bytes(count: int) -> str:
     return f"{count:,} B"
 
 
+def run_time_cell(static: Count, run: TraceCount) -> Tuple[str, str]:
+    """The cell of a run-time count, and what differs from the static
+    count ('' when nothing)."""
+    cell = f"{run.copies} ({format_bytes(run.bytes)})"
+    if (run.copies, run.bytes) == (static.copies, static.bytes):
+        return cell, ""
+    extra = f"+{run.copies - static.copies} " \
+        f"({format_bytes(run.bytes - static.bytes)})"
+    d2d = run.by_kind.get("DeviceToDevice", 0)
+    if d2d:
+        extra += f", {d2d} device-to-device"
+    return cell, extra
+
+
 def main() -> int:
     root = os.path.dirname(os.path.dirname(os.path.dirname(
         os.path.abspath(__file__))))
+    llvm = "/usr/lib/llvm-22"
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--size", type=int, default=4,
                         help="delegates per program; loops run 4x size "
@@ -543,10 +813,34 @@ def main() -> int:
                         "output) to DIR")
     parser.add_argument("--check", action="store_true",
                         help="fail unless etcopy meets the lower bound on "
-                        "every program")
+                        "every program (and, with --run, unless every "
+                        "run-time count equals its static count)")
+    parser.add_argument("--xfail", action="append", default=[],
+                        metavar="PROGRAM",
+                        help="with --run --check: a program whose run-time "
+                        "counts are known to differ (a compiler defect); "
+                        "fails once they no longer do")
     parser.add_argument("--expect-in", metavar="FILE",
                         help="fail unless FILE contains the report verbatim "
                         "(keeps docs/TransferBenchmark.md current)")
+    parser.add_argument("--run", action="store_true",
+                        help="also lower each placement to CUDA calls, run "
+                        "it on the CUDA simulator and count the copies it "
+                        "executes")
+    parser.add_argument("--runner", default=(
+        f"{llvm}/bin/mlir-runner -e main --entry-point-result=void "
+        f"--shared-libs={root}/build/lib/libetcopy_cuda_sim.so"),
+        help="with --run: the mlir-runner command running @main against "
+        "the simulator (default: %(default)s)")
+    parser.add_argument("--cc", default=f"{llvm}/bin/clang",
+                        help="with --run: the C compiler for the callees "
+                        "(default: %(default)s)")
+    parser.add_argument("--cuda-sim", default=os.path.join(
+        root, "build", "lib", "libetcopy_cuda_sim.so"),
+        help="with --run: the simulator library the callees link against")
+    parser.add_argument("--cuda-sim-include", default=os.path.join(
+        root, "lib", "Runtime", "CudaSim"),
+        help="with --run: the folder of CudaRuntimeSubset.h")
     parser.add_argument("etcopy_opt", nargs=argparse.REMAINDER,
                         metavar="etcopy-opt ...",
                         help="the etcopy-opt command to run, with any extra "
@@ -559,25 +853,42 @@ def main() -> int:
 
     rows = []
     failures = []
-    for make in PROGRAMS:
-        program = make(args.size)
-        mlir = emit_mlir(program)
-        output = run_etcopy(command, mlir)
-        if args.emit:
-            os.makedirs(args.emit, exist_ok=True)
-            with open(os.path.join(args.emit, program.name + ".mlir"),
-                      "w") as f:
-                f.write(mlir)
-            with open(os.path.join(args.emit, program.name + ".etcopy.mlir"),
-                      "w") as f:
-                f.write(output)
-        naive, executorch = naive_and_executorch(program)
-        etcopy = count_etcopy(output)
-        bound = lower_bound(program)
-        meets = (etcopy.copies, etcopy.bytes) == (bound.copies, bound.bytes)
-        if not meets:
-            failures.append(program.name)
-        rows.append((program, naive, executorch, etcopy, bound, meets))
+    runs = {}
+    with tempfile.TemporaryDirectory(prefix="transfer-benchmark-") as work:
+        runtime = Runtime(command, shlex.split(args.runner), args.cc,
+                          args.cuda_sim, args.cuda_sim_include, work)
+        for make in PROGRAMS:
+            program = make(args.size)
+            mlir = emit_mlir(program)
+            output = run_etcopy(command, mlir)
+            if args.emit:
+                os.makedirs(args.emit, exist_ok=True)
+                for suffix, text in (
+                        (".mlir", mlir), (".etcopy.mlir", output),
+                        (".naive.mlir", emit_mlir(program, NAIVE)),
+                        (".executorch.mlir", emit_mlir(program, EXECUTORCH)),
+                        (".c", emit_c(program))):
+                    with open(os.path.join(args.emit, program.name + suffix),
+                              "w") as f:
+                        f.write(text)
+            naive, executorch = naive_and_executorch(program)
+            # The explicit programs the run time executes place exactly
+            # the copies the models count.
+            for placement, model in ((NAIVE, naive),
+                                     (EXECUTORCH, executorch)):
+                emitted = count_etcopy(emit_mlir(program, placement))
+                assert emitted == model, \
+                    f"{program.name}: {placement} IR places {emitted}, " \
+                    f"the model counts {model}"
+            etcopy = count_etcopy(output)
+            bound = lower_bound(program)
+            meets = (etcopy.copies, etcopy.bytes) == \
+                (bound.copies, bound.bytes)
+            if not meets:
+                failures.append(program.name)
+            rows.append((program, naive, executorch, etcopy, bound, meets))
+            if args.run:
+                runs[program.name] = run_placements(program, runtime)
 
     report = [f"| program (size {args.size}) | naive | ExecuTorch | etcopy "
               "| lower bound | etcopy = bound |",
@@ -589,6 +900,25 @@ def main() -> int:
     report.append("")
     for program, *_ in rows:
         report.append(f"- {program.name}: {program.description}")
+
+    differences = {}
+    if args.run:
+        report += ["", f"| program (size {args.size}), run time | naive | "
+                   "ExecuTorch | etcopy | run time = static |",
+                   "|---|---|---|---|---|"]
+        for program, naive, executorch, etcopy, _, _ in rows:
+            cells, extras = [], []
+            for placement, static in zip(PLACEMENTS,
+                                         (naive, executorch, etcopy)):
+                cell, extra = run_time_cell(static, runs[program.name][placement])
+                cells.append(cell)
+                if extra:
+                    extras.append(f"{placement} {extra}")
+            if extras:
+                differences[program.name] = extras
+            report.append(f"| {program.name} | " + " | ".join(cells) + " | " +
+                          ("NO: " + "; ".join(extras) if extras else "yes") +
+                          " |")
     report = "\n".join(report) + "\n"
     print(report, end="")
 
@@ -603,6 +933,28 @@ def main() -> int:
         for program, *_, meets in rows:
             print(f"check {program.name}: "
                   f"{'etcopy meets the lower bound' if meets else 'FAIL'}")
+        if args.run:
+            names = [program.name for program, *_ in rows]
+            unknown = set(args.xfail) - set(names)
+            if unknown:
+                sys.exit(f"error: --xfail names no program: "
+                         f"{', '.join(sorted(unknown))}")
+            for name in names:
+                expected = name in args.xfail
+                if name in differences:
+                    verdict = "XFAIL" if expected else "FAIL"
+                    if not expected:
+                        failures.append(name)
+                    print(f"check {name} at run time: {verdict} ("
+                          + "; ".join(differences[name]) + ")")
+                elif expected:
+                    failures.append(name)
+                    print(f"check {name} at run time: XPASS (every "
+                          "run-time count equals its static count; remove "
+                          "its --xfail)")
+                else:
+                    print(f"check {name} at run time: every run-time count "
+                          "equals its static count")
         if failures:
             return 1
     return 0

@@ -1,0 +1,33 @@
+// XFAIL: *
+// An scf.while whose state stays on cuda:0 (its condition is computed by a
+// delegate): placement leaves 3 copies (the state in and out, the i1 flag
+// out in each iteration), but the default --etcopy-to-cuda makes 4 copy
+// calls: bufferization copies the state that scf.condition forwards to the
+// loop body device-to-device, in every iteration. Found by
+// test/Pipelines/copy-bound.test on propagate-device-control-flow.mlir's
+// while_on_device. Remove the XFAIL when the state is forwarded without a
+// copy.
+// RUN: etcopy-opt %s --etcopy-to-cuda | FileCheck %s
+
+// CHECK-LABEL: llvm.func @while_on_device(
+// CHECK-COUNT-3: llvm.call @cudaMemcpyAsync(
+// CHECK-NOT: llvm.call @cudaMemcpyAsync(
+// CHECK: llvm.return
+
+func.func private @step(tensor<4xf32>) -> tensor<4xf32>
+    attributes {etcopy.device = #etcopy.device<cuda:0>}
+func.func private @check(tensor<4xf32>) -> tensor<i1>
+    attributes {etcopy.device = #etcopy.device<cuda:0>}
+
+func.func @while_on_device(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %r = scf.while (%s = %x) : (tensor<4xf32>) -> tensor<4xf32> {
+    %f = func.call @check(%s) : (tensor<4xf32>) -> tensor<i1>
+    %c = tensor.extract %f[] : tensor<i1>
+    scf.condition(%c) %s : tensor<4xf32>
+  } do {
+  ^bb0(%t: tensor<4xf32>):
+    %n = func.call @step(%t) : (tensor<4xf32>) -> tensor<4xf32>
+    scf.yield %n : tensor<4xf32>
+  }
+  return %r : tensor<4xf32>
+}

@@ -1,0 +1,117 @@
+# ===- copy_counting.py - Count copies in etcopy IR, lowered code, traces -=== #
+#
+# The three ways the transfer benchmark and the copy-bound checker count
+# host<->device copies, kept in one place so that they agree:
+#
+#   count_copy_ops        etcopy.h2d / etcopy.d2h ops in etcopy-opt output
+#                         (static: each op once);
+#   count_copy_call_sites copy call sites in the LLVM-dialect code that
+#                         --etcopy-to-cuda produces, per function, leaving
+#                         out the runtime support functions the lowering
+#                         emits;
+#   parse_trace           copy API calls a run executed, from the CUDA
+#                         simulator's trace (ETCOPY_CUDA_SIM_TRACE=1).
+#
+# Only the Python standard library is used.
+#
+# ===----------------------------------------------------------------------=== #
+"""Copy counting shared by transfer_benchmark.py and check_copy_bound.py."""
+
+import re
+from dataclasses import dataclass, field
+from typing import Dict
+
+# The CUDA Runtime copy functions a lowering may call. A call of etcopy's
+# strided-copy helper is one copy, whatever the number of calls it makes.
+COPY_APIS = ("cudaMemcpyAsync", "cudaMemcpy2DAsync", "cudaMemcpyBatchAsync",
+             "cudaMemcpyPeerAsync")
+STRIDED_COPY_HELPER = "__etcopy_memcpy_strided"
+COPY_CALLEES = COPY_APIS + (STRIDED_COPY_HELPER,)
+
+COPY_OP = re.compile(r"(?<![\w.])etcopy\.(h2d|d2h)\b")
+FUNCTION = re.compile(r"^(\s*)llvm\.func\b[^@]*@([\w$.-]+)\(.*\{\s*$")
+CALL = re.compile(r"\bllvm\.call @([\w$.-]+)\(")
+
+
+def count_copy_ops(mlir: str) -> int:
+    """The etcopy.h2d and etcopy.d2h ops of `mlir` (custom or generic
+    form), each counted once."""
+    return sum(1 for line in mlir.splitlines()
+               for _ in COPY_OP.finditer(line.split("//")[0]))
+
+
+def is_runtime_support(function: str) -> bool:
+    """Functions the CUDA lowering emits into every module: error checks,
+    the strided-copy helper, stream joins, the error policy."""
+    return function.startswith("__etcopy_") or function == "etcopy_cuda_error"
+
+
+def count_copy_call_sites(llvm_mlir: str) -> Dict[str, int]:
+    """Copy call sites per function of LLVM-dialect `llvm_mlir`, runtime
+    support functions left out (a copy inside the strided-copy helper is
+    counted by the call of the helper)."""
+    sites: Dict[str, int] = {}
+    function, indent = None, None
+    for line in llvm_mlir.splitlines():
+        if function is None:
+            if match := FUNCTION.match(line):
+                indent, function = match.groups()
+                if is_runtime_support(function):
+                    function = "<support>"
+                else:
+                    sites.setdefault(function, 0)
+            continue
+        if line.rstrip() == indent + "}":
+            function = None
+            continue
+        if function == "<support>":
+            continue
+        for match in CALL.finditer(line):
+            if match.group(1) in COPY_CALLEES:
+                sites[function] += 1
+    return sites
+
+
+# ===----------------------------------------------------------------------=== #
+# The simulator's trace
+# ===----------------------------------------------------------------------=== #
+
+TRACE = re.compile(r"^etcopy-cuda-sim: trace: (cudaMemcpy\w*)\((.*)\)"
+                   r"( -> \w+)?$")
+BYTES = re.compile(r"\b(\d+) bytes\b")
+WIDTH_HEIGHT = re.compile(r"\bwidth=(\d+), height=(\d+)\b")
+KIND = re.compile(r"\b(HostToHost|HostToDevice|DeviceToHost|DeviceToDevice|"
+                  r"Default)\b")
+
+
+@dataclass
+class TraceCount:
+    """Copy API calls that succeeded in a traced run, and their bytes."""
+    copies: int = 0
+    bytes: int = 0
+    by_kind: Dict[str, int] = field(default_factory=dict)
+
+
+def parse_trace(stderr: str) -> TraceCount:
+    """Counts the copy calls (cudaMemcpy, cudaMemcpyAsync, cudaMemcpy2D,
+    cudaMemcpy2DAsync, ...) of a run with ETCOPY_CUDA_SIM_TRACE=1. Calls
+    that failed (` -> cudaError...`) are not counted; a 2-D copy moves
+    width x height bytes."""
+    count = TraceCount()
+    for line in stderr.splitlines():
+        match = TRACE.match(line)
+        if not match or match.group(3):
+            continue
+        arguments = match.group(2)
+        if size := WIDTH_HEIGHT.search(arguments):
+            moved = int(size.group(1)) * int(size.group(2))
+        elif size := BYTES.search(arguments):
+            moved = int(size.group(1))
+        else:
+            raise ValueError(f"unrecognised copy in the trace: {line}")
+        kind = KIND.search(arguments)
+        kind = kind.group(1) if kind else "unknown"
+        count.copies += 1
+        count.bytes += moved
+        count.by_kind[kind] = count.by_kind.get(kind, 0) + 1
+    return count
