@@ -12,6 +12,7 @@
 
 #include "etcopy/Conversion/Passes.h"
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
+#include "mlir/Conversion/ControlFlowToSCF/ControlFlowToSCF.h"
 #include "mlir/Conversion/ConvertToLLVM/ToLLVMPass.h"
 #include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
 #include "mlir/Conversion/MathToLibm/MathToLibm.h"
@@ -43,9 +44,12 @@ static void addTensorStages(OpPassManager &pm, const OptionsT &options) {
     pm.addPass(createEtCopyOptimizeTransfers());
     pm.addPass(createCanonicalizerPass());
   }
-  // Elementwise arith/math on tensors (host glue between delegates) becomes
-  // linalg, which bufferizes.
-  pm.addPass(createConvertElementwiseToLinalgPass());
+  // One-Shot Bufferize supports structured loops only: loops made of blocks
+  // become scf.while.
+  pm.addPass(createLiftControlFlowToSCFPass());
+  // Elementwise arith/math on host tensors (glue between delegates) becomes
+  // linalg, which bufferizes; computation on device tensors is an error.
+  pm.addPass(createEtCopyElementwiseToLinalg());
   pm.addPass(createEtCopyBufferize());
   pm.addPass(createConvertLinalgToLoopsPass());
 }

@@ -1,19 +1,9 @@
-// XFAIL: *
 // A state a loop updates with a delegate that also reads a loop-invariant
-// weight stays on the device across iterations: placement copies the state
-// in once and out once and the weight in once (3 copies, the bound
-// etcopy-propagate-device + etcopy-optimize-transfers reach). The lowered
-// code executes 3 more, one device-to-device copy per iteration:
-// etcopy-bufferize (One-Shot Bufferize) copies the delegate result that
-// scf.yield carries into a fresh buffer, because it assumes the result of a
-// call to a bodiless function may alias its operands, here the weight
-// defined outside the loop, although the delegate contract says delegate
-// results are fresh buffers. (Without the weight operand there is no
-// copy.) The same copy is in the benchmark's loop and decoder programs
-// (docs/TransferBenchmark.md) and in
-// propagate-device-control-flow.mlir's for_invariant_and_carried and
-// while_on_device (test/Pipelines/copy-bound.test). Remove the XFAIL when
-// the copy is gone.
+// weight stays on the device across iterations: the state goes in once and
+// out once, the weight in once, and the lowered code executes exactly these
+// 3 copies. Without the delegate contract's fresh results, One-Shot
+// Bufferize would copy the carried state device-to-device every iteration
+// (it must assume that the delegate's result may alias the weight).
 // RUN: %cc -shared -fPIC -DETCOPY_DEVICE_DELEGATES -I%cuda_sim_include \
 // RUN:   %S/Inputs/executorch-delegates.c -o %t.device.so %etcopy_cuda_sim
 // RUN: etcopy-opt %s --etcopy-to-cuda \

@@ -1,12 +1,9 @@
-// XFAIL: *
 // An scf.while whose state stays on cuda:0 (its condition is computed by a
-// delegate): placement leaves 3 copies (the state in and out, the i1 flag
-// out in each iteration), but the default --etcopy-to-cuda makes 4 copy
-// calls: bufferization copies the state that scf.condition forwards to the
-// loop body device-to-device, in every iteration. Found by
-// test/Pipelines/copy-bound.test on propagate-device-control-flow.mlir's
-// while_on_device. Remove the XFAIL when the state is forwarded without a
-// copy.
+// delegate): placement leaves 3 copies (the state in and out, the i1 flag out
+// in each iteration), and so does the lowered code. One-Shot Bufferize
+// copies every state scf.condition forwards unless the body yields a buffer
+// equivalent to its argument (a delegate's fresh result never is);
+// etcopy-bufferize removes that copy when nothing can observe it.
 // RUN: etcopy-opt %s --etcopy-to-cuda | FileCheck %s
 
 // CHECK-LABEL: llvm.func @while_on_device(

@@ -1,14 +1,7 @@
-// XFAIL: *
-// Two values on cuda:0 joined by a conditional branch: placement keeps the
-// block argument on the device, then the canonicalizer turns the
-// cf.cond_br into an arith.select of two device tensors, which
-// convert-elementwise-to-linalg makes an element-wise linalg.generic on the
-// host: --etcopy-to-cuda fails with "'memref.load' op reads device memory
-// 'memref<4xf32, #etcopy.device<cuda:0>>' on the host". A select with a
-// scalar condition only picks one of the two buffers and should bufferize
-// as such. Found by test/Pipelines/copy-bound.test on
-// propagate-device-control-flow.mlir's cf_branches. Remove the XFAIL when
-// the method lowers.
+// A cf.cond_br joining two device values, which the canonicalizer turns into
+// an arith.select of two device tensors with a scalar condition: the select
+// only chooses a buffer, so it stays a select (etcopy-elementwise-to-linalg
+// leaves it) and the method lowers with the bound's two copies.
 // RUN: etcopy-opt %s --etcopy-to-cuda | FileCheck %s
 
 // CHECK-LABEL: llvm.func @select(

@@ -1,11 +1,8 @@
-// XFAIL: *
-// A delegate called in a loop made of blocks (cf.br / cf.cond_br):
-// placement copies the loop-invariant argument once, in front of the loop,
-// but --etcopy-to-cuda fails in bufferization with "Only structured
-// control-flow loops are supported." (One-Shot Bufferize's limit). Found
-// by test/Pipelines/copy-bound.test on optimize-transfers.mlir's and
-// propagate-device-control-flow.mlir's cf_loop. Remove the XFAIL when the
-// method lowers (for example by lifting such loops to scf first).
+// A delegate called in a loop made of blocks (cf.br / cf.cond_br): placement
+// copies the loop-invariant argument once, in front of the loop, and the
+// pipeline lifts the loop to scf.while (lift-cf-to-scf) so that One-Shot
+// Bufferize, which supports structured loops only, bufferizes it: one copy
+// in the lowered code.
 // RUN: etcopy-opt %s --etcopy-to-cuda | FileCheck %s
 
 // CHECK-LABEL: llvm.func @cf_loop(

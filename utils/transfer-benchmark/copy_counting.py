@@ -40,6 +40,33 @@ def count_copy_ops(mlir: str) -> int:
                for _ in COPY_OP.finditer(line.split("//")[0]))
 
 
+PUBLIC_FUNCTION = re.compile(r"^\s*func\.func @[\w$.-]+\(")
+RETURN = re.compile(r"^\s*(?:func\.)?return (.*?) : (.*)$")
+
+
+def count_returned_device_arguments(mlir: str) -> int:
+    """The device-typed values that public functions of `mlir` (as
+    etcopy-opt prints it) return straight from their arguments. Each costs
+    one device-to-device copy in the lowered code: with MLIR's
+    ownership-based deallocation a caller owns every buffer a function
+    returns, so a function returns a copy of a buffer it does not own."""
+    count, public = 0, False
+    for line in mlir.splitlines():
+        if line.lstrip().startswith("func.func"):
+            public = bool(PUBLIC_FUNCTION.match(line))
+            continue
+        match = RETURN.match(line)
+        if not public or not match:
+            continue
+        operands = [o.strip() for o in match.group(1).split(",")]
+        types = re.split(r",\s*(?=tensor<|memref<|[a-z]\w*\b)",
+                         match.group(2))
+        count += sum(1 for operand, type in zip(operands, types)
+                     if operand.startswith("%arg") and "#etcopy.device<cuda"
+                     in type)
+    return count
+
+
 def is_runtime_support(function: str) -> bool:
     """Functions the CUDA lowering emits into every module: error checks,
     the strided-copy helper, stream joins, the error policy."""
@@ -76,8 +103,10 @@ def count_copy_call_sites(llvm_mlir: str) -> Dict[str, int]:
 # The simulator's trace
 # ===----------------------------------------------------------------------=== #
 
+# A copy call, its arguments, its error if it failed, and for an accepted
+# copy the path the simulator classified it as (" [h2d_pageable]").
 TRACE = re.compile(r"^etcopy-cuda-sim: trace: (cudaMemcpy\w*)\((.*)\)"
-                   r"( -> \w+)?$")
+                   r"( -> \w+)?(?: \[[^\]]*\])?$")
 BYTES = re.compile(r"\b(\d+) bytes\b")
 WIDTH_HEIGHT = re.compile(r"\bwidth=(\d+), height=(\d+)\b")
 KIND = re.compile(r"\b(HostToHost|HostToDevice|DeviceToHost|DeviceToDevice|"

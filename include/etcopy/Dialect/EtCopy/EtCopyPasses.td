@@ -378,6 +378,64 @@ def EtCopyPlanDeviceMemory
   ];
 }
 
+def EtCopyElementwiseToLinalg
+    : Pass<"etcopy-elementwise-to-linalg", "::mlir::ModuleOp"> {
+  let summary = "Turn host computation on tensors into linalg; reject "
+                "computation on device tensors";
+  let description = [{
+    The glue code of a model method (between its delegates) computes on host
+    tensors with elementwise `arith` and `math` ops. Bufferization needs them
+    as `linalg` ops, which this pass makes of them, as upstream's
+    `convert-elementwise-to-linalg` does, but only where every tensor
+    involved lives on the host:
+
+    * an elementwise op on host tensors becomes a `linalg.generic` (and then
+      loops on the host, after bufferization);
+    * `arith.select` with a scalar condition between tensors of one device
+      only chooses a buffer: it is left alone and bufferizes to a select of
+      buffers (this is what a branch between two device values becomes);
+    * any other elementwise or `linalg` op on a device tensor is computation
+      on the device, which etcopy does not generate: it is an error that
+      names the op, the type and the device, and says where the computation
+      belongs (a delegate, or the host after an `etcopy.d2h`).
+
+    One walk of the module plus upstream's conversion of the host ops:
+    linear in the number of ops.
+
+    ```mlir
+    func.func @glue(%x: tensor<4xf32>, %a: tensor<4xf32, #etcopy.device<cuda:0>>,
+                    %b: tensor<4xf32, #etcopy.device<cuda:0>>, %c: i1)
+        -> (tensor<4xf32>, tensor<4xf32, #etcopy.device<cuda:0>>) {
+      %n = arith.negf %x : tensor<4xf32>
+      %s = arith.select %c, %a, %b : tensor<4xf32, #etcopy.device<cuda:0>>
+      return %n, %s : tensor<4xf32>, tensor<4xf32, #etcopy.device<cuda:0>>
+    }
+    ```
+
+    becomes
+
+    ```mlir
+    #map = affine_map<(d0) -> (d0)>
+    func.func @glue(%x: tensor<4xf32>, %a: tensor<4xf32, #etcopy.device<cuda:0>>,
+                    %b: tensor<4xf32, #etcopy.device<cuda:0>>, %c: i1)
+        -> (tensor<4xf32>, tensor<4xf32, #etcopy.device<cuda:0>>) {
+      %n = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]}
+          ins(%x : tensor<4xf32>) outs(%x : tensor<4xf32>) {
+      ^bb0(%in: f32, %out: f32):
+        %0 = arith.negf %in : f32
+        linalg.yield %0 : f32
+      } -> tensor<4xf32>
+      %s = arith.select %c, %a, %b : tensor<4xf32, #etcopy.device<cuda:0>>
+      return %n, %s : tensor<4xf32>, tensor<4xf32, #etcopy.device<cuda:0>>
+    }
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
 def EtCopyBufferize : Pass<"etcopy-bufferize", "::mlir::ModuleOp"> {
   let summary = "Bufferize under the delegate calling contract and free what "
                 "bufferization allocates";

@@ -6,6 +6,8 @@
 //    functional copy reads its source and bufferizes to a fresh allocation
 //    in the memory space named by the result's encoding and an out-form
 //    copy into it;
+//  * etcopy-elementwise-to-linalg: host glue computing on tensors becomes
+//    linalg, which bufferizes; computation on device tensors is rejected;
 //  * the etcopy-bufferize pass: the delegate calling contract stated to
 //    One-Shot Bufferize, bufferization, and ownership-based deallocation
 //    with the contract's aliasing facts.
@@ -23,18 +25,23 @@
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/DialectConversion.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Transforms/Passes.h"
 
 namespace mlir::etcopy {
 #define GEN_PASS_DEF_ETCOPYBUFFERIZE
+#define GEN_PASS_DEF_ETCOPYELEMENTWISETOLINALG
 #include "etcopy/Dialect/EtCopy/EtCopyPasses.h.inc"
 } // namespace mlir::etcopy
 
@@ -155,6 +162,91 @@ void mlir::etcopy::registerBufferizableOpInterfaceExternalModels(
     D2HOp::attachInterface<CopyOpInterface<D2HOp>>(*context);
   });
 }
+
+//===----------------------------------------------------------------------===//
+// etcopy-elementwise-to-linalg
+//===----------------------------------------------------------------------===//
+
+/// The first device a tensor operand or result of `op` lives on, if any.
+static DeviceAttr getDeviceTensorPlacement(Operation *op) {
+  for (Type type :
+       llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes())) {
+    if (!isa<TensorType>(type))
+      continue;
+    Placement placement = getPlacement(type);
+    if (placement.isDevice())
+      return placement.device;
+  }
+  return {};
+}
+
+/// Whether `op` only chooses between buffers of one placement: a select with
+/// a scalar condition.
+static bool onlyChoosesBuffer(Operation *op) {
+  auto select = dyn_cast<arith::SelectOp>(op);
+  return select && !isa<ShapedType>(select.getCondition().getType()) &&
+         select.getTrueValue().getType() == select.getFalseValue().getType();
+}
+
+/// Whether `op` computes on tensors: an elementwise op (with a tensor
+/// operand or result) or a linalg op on tensors.
+static bool computesOnTensors(Operation *op) {
+  auto isTensor = [](Type type) { return isa<TensorType>(type); };
+  bool tensors = llvm::any_of(op->getOperandTypes(), isTensor) ||
+                 llvm::any_of(op->getResultTypes(), isTensor);
+  return tensors && (OpTrait::hasElementwiseMappableTraits(op) ||
+                     isa<linalg::LinalgOp>(op));
+}
+
+namespace {
+struct ElementwiseToLinalgPass
+    : public etcopy::impl::EtCopyElementwiseToLinalgBase<
+          ElementwiseToLinalgPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    bool valid = true;
+    module.walk([&](Operation *op) {
+      if (!computesOnTensors(op) || onlyChoosesBuffer(op))
+        return;
+      DeviceAttr device = getDeviceTensorPlacement(op);
+      if (!device)
+        return;
+      Type type = llvm::find_if(llvm::concat<Type>(op->getOperandTypes(),
+                                                   op->getResultTypes()),
+                                [](Type t) {
+                                  return getPlacement(t).isDevice();
+                                })
+                      .operator*();
+      auto function = op->getParentOfType<FunctionOpInterface>();
+      InFlightDiagnostic diag = op->emitError("'")
+                                << op->getName() << "' computes on " << type
+                                << " on " << device.str();
+      if (function && getDelegateDevice(function))
+        diag << " in the body of delegate @" << function.getName()
+             << ", but etcopy generates no device kernels: declare the "
+                "delegate and link its implementation";
+      else
+        diag << " in host code, but etcopy generates no device kernels: "
+                "compute it in a delegate, or copy the operands to the host "
+                "with etcopy.d2h";
+      valid = false;
+    });
+    if (!valid)
+      return signalPassFailure();
+
+    // Upstream's conversion, on the host ops only (the rest is left).
+    ConversionTarget target(getContext());
+    target.markUnknownOpDynamicallyLegal([](Operation *op) {
+      return !computesOnTensors(op) || isa<linalg::LinalgOp>(op) ||
+             getDeviceTensorPlacement(op);
+    });
+    RewritePatternSet patterns(&getContext());
+    linalg::populateElementwiseToLinalgConversionPatterns(patterns);
+    if (failed(applyPartialConversion(module, target, std::move(patterns))))
+      signalPassFailure();
+  }
+};
+} // namespace
 
 //===----------------------------------------------------------------------===//
 // The delegate calling contract
@@ -426,6 +518,99 @@ void BufferizePass::buildPipelines() {
   lowerDeallocations.addPass(createConvertBufferizationToMemRefPass());
 }
 
+//===----------------------------------------------------------------------===//
+// Loop state forwarded by scf.condition
+//===----------------------------------------------------------------------===//
+
+/// Whether the buffer `value` is only read, by the delegate contract and the
+/// ops' declared effects (directly or through views), and never escapes.
+static bool isOnlyRead(Value value, SymbolTable &symbols) {
+  for (OpOperand &use : value.getUses()) {
+    Operation *user = use.getOwner();
+    if (auto view = dyn_cast<ViewLikeOpInterface>(user)) {
+      if (view.getViewSource() == value &&
+          llvm::all_of(user->getResults(), [&](Value result) {
+            return !isa<BaseMemRefType>(result.getType()) ||
+                   isOnlyRead(result, symbols);
+          }))
+        continue;
+      return false;
+    }
+    if (auto call = dyn_cast<func::CallOp>(user)) {
+      auto callee = symbols.lookup<func::FuncOp>(call.getCallee());
+      if (!callee || !getDelegateDevice(callee))
+        return false;
+      auto access = callee.getArgAttrOfType<StringAttr>(
+          use.getOperandNumber(), BufferizationDialect::kBufferAccessAttrName);
+      if (!access || access.getValue() != "read")
+        return false;
+      continue;
+    }
+    auto effects = dyn_cast<MemoryEffectOpInterface>(user);
+    if (!effects || user->getNumResults() ||
+        effects.getEffectOnValue<MemoryEffects::Write>(value) ||
+        effects.getEffectOnValue<MemoryEffects::Free>(value))
+      return false;
+  }
+  return true;
+}
+
+/// Whether every use of `value` other than by `op` is before `op` in its
+/// block (nested ops included).
+static bool isOnlyUsedBefore(Value value, Operation *op) {
+  return llvm::all_of(value.getUsers(), [&](Operation *user) {
+    if (user == op)
+      return true;
+    Operation *ancestor = op->getBlock()->findAncestorOpInBlock(*user);
+    return ancestor && ancestor->isBeforeInBlock(op);
+  });
+}
+
+/// One-Shot Bufferize copies every buffer that an scf.while's condition
+/// forwards to its body unless the body yields a buffer equivalent to its
+/// argument, which a delegate's fresh result never is: a state that stays
+/// on the device is then copied on the device in every iteration. The copy
+/// is only needed if some buffer is written while another still needs its
+/// old contents. It is removed when nothing can observe the difference: the
+/// forwarded state is not used after the copy, the body only reads it, and
+/// the loop's initial buffer is not used after the loop. Linear in the size
+/// of the loops' regions.
+static void forwardWhileStateWithoutCopies(ModuleOp module) {
+  SymbolTable symbols(module);
+  module.walk([&](scf::ConditionOp condition) {
+    auto loop = cast<scf::WhileOp>(condition->getParentOp());
+    Block *before = condition->getBlock();
+    for (auto [index, forwarded] : llvm::enumerate(condition.getArgs())) {
+      auto alloc = forwarded.getDefiningOp<memref::AllocOp>();
+      if (!alloc || alloc->getBlock() != before ||
+          !llvm::hasNItems(alloc->getUses(), 2))
+        continue;
+      memref::CopyOp copy;
+      for (Operation *user : alloc->getUsers())
+        if (auto candidate = dyn_cast<memref::CopyOp>(user))
+          if (candidate.getTarget() == alloc.getResult())
+            copy = candidate;
+      if (!copy || copy->getBlock() != before)
+        continue;
+      auto state = dyn_cast<BlockArgument>(copy.getSource());
+      if (!state || state.getOwner() != before ||
+          state.getType() != alloc.getType())
+        continue;
+      bool usedAfterCopy = llvm::any_of(state.getUsers(), [&](Operation *u) {
+        return u != copy.getOperation() &&
+               !before->findAncestorOpInBlock(*u)->isBeforeInBlock(copy);
+      });
+      if (usedAfterCopy ||
+          !isOnlyRead(loop.getAfterArguments()[index], symbols) ||
+          !isOnlyUsedBefore(loop.getInits()[state.getArgNumber()], loop))
+        continue;
+      condition.getArgsMutable()[index].set(state);
+      copy.erase();
+      alloc.erase();
+    }
+  });
+}
+
 /// Whether anything in `module` has a tensor operand, result or argument.
 static bool hasTensors(ModuleOp module) {
   auto isTensor = [](Type type) { return isa<TensorType>(type); };
@@ -472,6 +657,7 @@ void BufferizePass::runOnOperation() {
     return signalPassFailure();
   if (!tensors)
     return;
+  forwardWhileStateWithoutCopies(module);
 
   if (failed(runPipeline(deallocate, module)))
     return signalPassFailure();
