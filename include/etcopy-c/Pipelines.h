@@ -1,0 +1,73 @@
+/*===- Pipelines.h - C API of etcopy's passes and pipelines -------*- C -*-===*\
+|*                                                                            *|
+|* Registration of etcopy's passes and of everything its pipelines need,    *|
+|* and the --etcopy-to-cuda / --etcopy-to-host pipelines with their options, *|
+|* for C programs and bindings that drive MLIR through its C API.            *|
+|*                                                                            *|
+\*===----------------------------------------------------------------------===*/
+
+#ifndef ETCOPY_C_PIPELINES_H
+#define ETCOPY_C_PIPELINES_H
+
+#include "mlir-c/IR.h"
+#include "mlir-c/Pass.h"
+#include "mlir-c/Support.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Registers etcopy's passes, conversions and the named pipelines
+   etcopy-to-cuda and etcopy-to-host, so that mlirParsePassPipeline accepts
+   them. Safe to call more than once. */
+MLIR_CAPI_EXPORTED void etcopyRegisterPasses(void);
+
+/* Inserts into `registry` everything the pipelines need: the etcopy dialect,
+   the upstream dialects they read and produce, and the external models of
+   their stages (etcopy::registerPipelineDependencies); also registers the
+   passes as etcopyRegisterPasses does. */
+MLIR_CAPI_EXPORTED void
+etcopyRegisterPipelineDependencies(MlirDialectRegistry registry);
+
+/* Who allocates a planned function's arenas. */
+typedef enum EtCopyArenaOwnership {
+  EtCopyArenaOwnershipFunction = 0,
+  EtCopyArenaOwnershipCaller = 1
+} EtCopyArenaOwnership;
+
+/* The options of --etcopy-to-cuda (the host pipeline reads the first four).
+   See docs/Pipeline.md. */
+typedef struct EtCopyPipelineOptions {
+  bool placeCopies;
+  bool skipH2DForMethodInputs;
+  bool skipD2HForMethodOutputs;
+  bool optimizeTransfers;
+  bool planMemory;
+  EtCopyArenaOwnership arenaOwnership;
+  bool async;
+} EtCopyPipelineOptions;
+
+/* The defaults: the whole job (placement, transfer optimisation, planning
+   with function-owned arenas, async copies), no skip flag. */
+MLIR_CAPI_EXPORTED EtCopyPipelineOptions etcopyPipelineOptionsGetDefault(void);
+
+/* Parses the textual form of --etcopy-to-cuda's options
+   ("skip-h2d-for-method-inputs=true arena-ownership=caller") into
+   `*options`, leaving options the text does not mention as they are. On
+   failure `*options` is unchanged and the message goes to `callback`. */
+MLIR_CAPI_EXPORTED MlirLogicalResult etcopyPipelineOptionsParse(
+    MlirStringRef text, EtCopyPipelineOptions *options,
+    MlirStringCallback callback, void *userData);
+
+/* Appends the stages of --etcopy-to-cuda / --etcopy-to-host, with
+   `options`, to a pass manager anchored on builtin.module. */
+MLIR_CAPI_EXPORTED void etcopyBuildToCUDAPipeline(
+    MlirOpPassManager passManager, const EtCopyPipelineOptions *options);
+MLIR_CAPI_EXPORTED void etcopyBuildToHostPipeline(
+    MlirOpPassManager passManager, const EtCopyPipelineOptions *options);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ETCOPY_C_PIPELINES_H */

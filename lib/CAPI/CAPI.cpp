@@ -1,0 +1,183 @@
+//===- CAPI.cpp - C API of etcopy -----------------------------*- C++ -*-===//
+//
+// Implements include/etcopy-c: the dialect handle and #etcopy.device, and the
+// registration and pipelines of etcopy over MLIR's C API. Built into
+// libEtCopyCAPI.so together with upstream's IR C API (Debian ships that only
+// as a static archive), over the shared libMLIR.so.
+//
+//===----------------------------------------------------------------------===//
+
+#include "etcopy-c/Dialects.h"
+#include "etcopy-c/Pipelines.h"
+
+#include "etcopy/Dialect/EtCopy/EtCopyDialect.h"
+#include "etcopy/InitAll.h"
+#include "etcopy/Pipelines.h"
+#include "mlir/CAPI/IR.h"
+#include "mlir/CAPI/Pass.h"
+#include "mlir/CAPI/Registration.h"
+#include "mlir/CAPI/Support.h"
+#include "mlir/CAPI/Utils.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Pass/PassManager.h"
+
+using namespace mlir;
+// The C options struct has the name of the C++ one: etcopy names are
+// qualified here.
+using etcopy::ArenaOwnership;
+using etcopy::DeviceAttr;
+using etcopy::DeviceKind;
+using etcopy::EtCopyDialect;
+
+//===----------------------------------------------------------------------===//
+// Dialect
+//===----------------------------------------------------------------------===//
+
+/// The dialect handle inserts and loads the dialect with its interface
+/// models, which MLIR_DEFINE_CAPI_DIALECT_REGISTRATION would leave out.
+static void insertEtCopyDialect(MlirDialectRegistry registry) {
+  etcopy::registerAllDialects(*unwrap(registry));
+}
+
+static MlirDialect loadEtCopyDialect(MlirContext context) {
+  DialectRegistry registry;
+  etcopy::registerAllDialects(registry);
+  unwrap(context)->appendDialectRegistry(registry);
+  return wrap(unwrap(context)->getOrLoadDialect<EtCopyDialect>());
+}
+
+static MlirStringRef getEtCopyDialectNamespace() {
+  return wrap(EtCopyDialect::getDialectNamespace());
+}
+
+MlirDialectHandle mlirGetDialectHandle__etcopy__() {
+  static MlirDialectRegistrationHooks hooks = {
+      insertEtCopyDialect, loadEtCopyDialect, getEtCopyDialectNamespace};
+  return MlirDialectHandle{&hooks};
+}
+
+//===----------------------------------------------------------------------===//
+// #etcopy.device
+//===----------------------------------------------------------------------===//
+
+bool etcopyAttributeIsADevice(MlirAttribute attr) {
+  return isa<DeviceAttr>(unwrap(attr));
+}
+
+MlirAttribute etcopyDeviceAttrGet(MlirContext ctx, EtCopyDeviceKind kind,
+                                  unsigned ordinal) {
+  MLIRContext *context = unwrap(ctx);
+  context->getOrLoadDialect<EtCopyDialect>();
+  auto emitError = [&] { return mlir::emitError(UnknownLoc::get(context)); };
+  std::optional<DeviceKind> deviceKind =
+      etcopy::symbolizeDeviceKind(static_cast<uint32_t>(kind));
+  if (!deviceKind) {
+    emitError() << "unknown device kind value " << static_cast<int>(kind);
+    return MlirAttribute{nullptr};
+  }
+  return wrap(DeviceAttr::getChecked(emitError, context, *deviceKind,
+                                     ordinal));
+}
+
+EtCopyDeviceKind etcopyDeviceAttrGetKind(MlirAttribute attr) {
+  return static_cast<EtCopyDeviceKind>(cast<DeviceAttr>(unwrap(attr)).getKind());
+}
+
+unsigned etcopyDeviceAttrGetOrdinal(MlirAttribute attr) {
+  return cast<DeviceAttr>(unwrap(attr)).getOrdinal();
+}
+
+bool etcopyDeviceAttrIsHost(MlirAttribute attr) {
+  return cast<DeviceAttr>(unwrap(attr)).isHost();
+}
+
+MlirTypeID etcopyDeviceAttrGetTypeID(void) {
+  return wrap(DeviceAttr::getTypeID());
+}
+
+//===----------------------------------------------------------------------===//
+// Passes and pipelines
+//===----------------------------------------------------------------------===//
+
+void etcopyRegisterPasses(void) {
+  // Named pipelines may be registered only once per process.
+  static bool registered = (etcopy::registerAllPasses(), true);
+  (void)registered;
+}
+
+void etcopyRegisterPipelineDependencies(MlirDialectRegistry registry) {
+  etcopy::registerPipelineDependencies(*unwrap(registry));
+}
+
+EtCopyPipelineOptions etcopyPipelineOptionsGetDefault(void) {
+  etcopy::EtCopyPipelineOptions defaults;
+  return EtCopyPipelineOptions{
+      defaults.placeCopies,
+      defaults.skipH2DForMethodInputs,
+      defaults.skipD2HForMethodOutputs,
+      defaults.optimizeTransfers,
+      defaults.planMemory,
+      defaults.arenaOwnership == ArenaOwnership::Caller
+          ? EtCopyArenaOwnershipCaller
+          : EtCopyArenaOwnershipFunction,
+      defaults.async,
+  };
+}
+
+/// Copies the placement options, which both pipelines have, from C.
+template <typename OptionsT>
+static void copyPlacementOptions(const EtCopyPipelineOptions &from,
+                                 OptionsT &to) {
+  to.placeCopies = from.placeCopies;
+  to.skipH2DForMethodInputs = from.skipH2DForMethodInputs;
+  to.skipD2HForMethodOutputs = from.skipD2HForMethodOutputs;
+  to.optimizeTransfers = from.optimizeTransfers;
+}
+
+/// The C++ options of --etcopy-to-cuda with the values of `from`.
+static void copyOptions(const EtCopyPipelineOptions &from,
+                        etcopy::EtCopyPipelineOptions &to) {
+  copyPlacementOptions(from, to);
+  to.planMemory = from.planMemory;
+  to.arenaOwnership = from.arenaOwnership == EtCopyArenaOwnershipCaller
+                          ? ArenaOwnership::Caller
+                          : ArenaOwnership::Function;
+  to.async = from.async;
+}
+
+MlirLogicalResult etcopyPipelineOptionsParse(MlirStringRef text,
+                                             EtCopyPipelineOptions *options,
+                                             MlirStringCallback callback,
+                                             void *userData) {
+  etcopy::EtCopyPipelineOptions parsed;
+  copyOptions(*options, parsed);
+  detail::CallbackOstream errors(callback, userData);
+  if (failed(parsed.parseFromString(unwrap(text), errors)))
+    return mlirLogicalResultFailure();
+  *options = EtCopyPipelineOptions{
+      parsed.placeCopies,
+      parsed.skipH2DForMethodInputs,
+      parsed.skipD2HForMethodOutputs,
+      parsed.optimizeTransfers,
+      parsed.planMemory,
+      parsed.arenaOwnership == ArenaOwnership::Caller
+          ? EtCopyArenaOwnershipCaller
+          : EtCopyArenaOwnershipFunction,
+      parsed.async,
+  };
+  return mlirLogicalResultSuccess();
+}
+
+void etcopyBuildToCUDAPipeline(MlirOpPassManager passManager,
+                               const EtCopyPipelineOptions *options) {
+  etcopy::EtCopyPipelineOptions cudaOptions;
+  copyOptions(*options, cudaOptions);
+  etcopy::buildEtCopyToCUDAPipeline(*unwrap(passManager), cudaOptions);
+}
+
+void etcopyBuildToHostPipeline(MlirOpPassManager passManager,
+                               const EtCopyPipelineOptions *options) {
+  etcopy::EtCopyHostPipelineOptions hostOptions;
+  copyPlacementOptions(*options, hostOptions);
+  etcopy::buildEtCopyToHostPipeline(*unwrap(passManager), hostOptions);
+}
