@@ -5,8 +5,9 @@
 # and optimize-transfers*.mlir, split at `// -----`) and every program of the
 # transfer benchmark, compares
 #
-#   (a) the etcopy.h2d/etcopy.d2h ops left by `etcopy-opt
-#       --etcopy-propagate-device --etcopy-optimize-transfers`, the lower
+#   (a) the etcopy.h2d/d2h/d2d ops left by `etcopy-opt
+#       --etcopy-propagate-device --etcopy-optimize-transfers --canonicalize`
+#       (the placement stage of the pipeline), the lower
 #       bound the placement passes meet, plus one device-to-device copy for
 #       each device argument a public function returns as is (MLIR's
 #       ownership-based deallocation makes the caller own every returned
@@ -149,7 +150,7 @@ def measure(etcopy_opt: str, case: Case
     """(a), (b) and what is wrong, if anything."""
     placement = [etcopy_opt, "--etcopy-propagate-device" +
                  ("=" + " ".join(case.flags) if case.flags else ""),
-                 "--etcopy-optimize-transfers"]
+                 "--etcopy-optimize-transfers", "--canonicalize"]
     options = " ".join(f"{flag}=true" for flag in case.flags)
     lowering = [etcopy_opt, "--etcopy-to-cuda" +
                 (f"={options}" if options else "")]

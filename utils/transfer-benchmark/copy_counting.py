@@ -28,7 +28,7 @@ COPY_APIS = ("cudaMemcpyAsync", "cudaMemcpy2DAsync", "cudaMemcpyBatchAsync",
 STRIDED_COPY_HELPER = "__etcopy_memcpy_strided"
 COPY_CALLEES = COPY_APIS + (STRIDED_COPY_HELPER,)
 
-COPY_OP = re.compile(r"(?<![\w.])etcopy\.(h2d|d2h)\b")
+COPY_OP = re.compile(r"(?<![\w.])etcopy\.(h2d|d2h|d2d)\b")
 FUNCTION = re.compile(r"^(\s*)llvm\.func\b[^@]*@([\w$.-]+)\(.*\{\s*$")
 CALL = re.compile(r"\bllvm\.call @([\w$.-]+)\(")
 

@@ -11,9 +11,10 @@
 #              of a d2h from the same device, in the same graph, is
 #              replaced by the device value; dead d2h copies are dropped);
 #   etcopy     what `etcopy-opt --etcopy-propagate-device
-#              --etcopy-optimize-transfers` leaves (counted in its output);
+#              --etcopy-optimize-transfers --canonicalize` (the placement
+#              stage of --etcopy-to-cuda) leaves (counted in its output);
 #   lower bound one copy per value and place it must reach (a move between
-#              GPUs goes through the host: two copies).
+#              GPUs is one device-to-device copy, etcopy.d2d).
 #
 # Counts are dynamic: a copy inside a loop counts once per iteration. With
 # --run, each program is also lowered to CUDA Runtime calls in the naive,
@@ -520,11 +521,9 @@ def naive_and_executorch(program: Program) -> Tuple[Count, Count]:
 
 def copies_to_reach(home: str, needs: set) -> int:
     """Copies to make a value at `home` available at every place of
-    `needs`; a move between devices goes through the host."""
-    others = needs - {home}
-    to_devices = len(others - {HOST})
-    via_host = home != HOST and bool(others)
-    return to_devices + (1 if via_host else 0)
+    `needs`: one per other place, a move between devices being one
+    device-to-device copy (etcopy.d2d)."""
+    return len(needs - {home})
 
 
 def lower_bound(program: Program) -> Count:
@@ -576,12 +575,15 @@ def lower_bound(program: Program) -> Count:
 # etcopy: run the passes, count the copies in the output
 # ===----------------------------------------------------------------------=== #
 
-ETCOPY_PASSES = ["--etcopy-propagate-device", "--etcopy-optimize-transfers"]
+# The placement stage of --etcopy-to-cuda: the canonicalizer turns a move
+# between devices through the host into etcopy.d2d.
+ETCOPY_PASSES = ["--etcopy-propagate-device", "--etcopy-optimize-transfers",
+                 "--canonicalize"]
 
 CONSTANT = re.compile(r"(%[\w$.#-]+) = arith\.constant (\d+) : index")
 FOR = re.compile(r"scf\.for %[\w$.#-]+ = (%[\w$.#-]+) to (%[\w$.#-]+) "
                  r"step (%[\w$.#-]+)")
-COPY = re.compile(r"etcopy\.(h2d|d2h) %[\w$.#-]+ : tensor<([^>]*)>")
+COPY = re.compile(r"etcopy\.(h2d|d2h|d2d) %[\w$.#-]+ : tensor<([^>]*)>")
 
 
 def count_etcopy(mlir: str) -> Count:

@@ -311,7 +311,7 @@ LogicalResult EtCopyToGPULowering::lowerHostOp(Operation *op,
 /// or a memref.copy with a device side. Null values otherwise.
 static std::pair<Value, Value> getDeviceCopyOperands(Operation *op) {
   return TypeSwitch<Operation *, std::pair<Value, Value>>(op)
-      .Case<H2DOp, D2HOp>([](auto copy) -> std::pair<Value, Value> {
+      .Case<H2DOp, D2HOp, D2DOp>([](auto copy) -> std::pair<Value, Value> {
         return {copy.getDest(), copy.getSource()};
       })
       .Case([](memref::CopyOp copy) -> std::pair<Value, Value> {
@@ -325,7 +325,7 @@ static std::pair<Value, Value> getDeviceCopyOperands(Operation *op) {
 
 LogicalResult EtCopyToGPULowering::lowerOp(Operation *op, BlockChain &chain) {
   // Functional copies have no memory to copy yet.
-  if (isa<H2DOp, D2HOp>(op) && op->getNumResults() != 0)
+  if (isa<H2DOp, D2HOp, D2DOp>(op) && op->getNumResults() != 0)
     return op->emitOpError(
         "is a functional (tensor) copy, which has no gpu-dialect form; "
         "bufferize first (one-shot-bufferize with "

@@ -57,7 +57,8 @@ struct LowerCopyToHost : public OpRewritePattern<CopyOpTy> {
 
 void mlir::etcopy::populateEtCopyToHostConversionPatterns(
     RewritePatternSet &patterns) {
-  patterns.add<LowerCopyToHost<H2DOp>, LowerCopyToHost<D2HOp>>(
+  patterns.add<LowerCopyToHost<H2DOp>, LowerCopyToHost<D2HOp>,
+               LowerCopyToHost<D2DOp>>(
       patterns.getContext());
 }
 

@@ -41,16 +41,56 @@ func.func @chain(%x: tensor<3xf32>) -> tensor<3xf32> {
 
 // -----
 
-// Negative: a move between different devices (cuda:0 -> host -> cuda:1) is a
-// real transfer and is kept.
+// A move between different devices through the host (cuda:0 -> host ->
+// cuda:1) is a real transfer: it is kept, as one device-to-device copy when
+// nothing else uses the host copy.
 // CHECK-LABEL: func.func @h2d_of_d2h_other_device
-// CHECK: %[[H:.*]] = etcopy.d2h %{{.*}} : tensor<4xf32, #etcopy.device<cuda:0>> -> tensor<4xf32>
-// CHECK: %[[D:.*]] = etcopy.h2d %[[H]] : tensor<4xf32> -> tensor<4xf32, #etcopy.device<cuda:1>>
-// CHECK: return %[[D]]
+// CHECK-SAME: (%[[Y:.*]]: tensor<4xf32, #etcopy.device<cuda:0>>)
+// CHECK-NEXT: %[[D:.*]] = etcopy.d2d %[[Y]] : tensor<4xf32, #etcopy.device<cuda:0>> -> tensor<4xf32, #etcopy.device<cuda:1>>
+// CHECK-NEXT: return %[[D]]
 func.func @h2d_of_d2h_other_device(%y: tensor<4xf32, #etcopy.device<cuda:0>>) -> tensor<4xf32, #etcopy.device<cuda:1>> {
   %h = etcopy.d2h %y : tensor<4xf32, #etcopy.device<cuda:0>> -> tensor<4xf32>
   %d = etcopy.h2d %h : tensor<4xf32> -> tensor<4xf32, #etcopy.device<cuda:1>>
   return %d : tensor<4xf32, #etcopy.device<cuda:1>>
+}
+
+// -----
+
+// Negative: the host also uses the host copy, which must be made anyway: the
+// move keeps going through it.
+// CHECK-LABEL: func.func @h2d_of_d2h_other_device_host_use
+// CHECK: %[[H:.*]] = etcopy.d2h %{{.*}} : tensor<4xf32, #etcopy.device<cuda:0>> -> tensor<4xf32>
+// CHECK: %[[D:.*]] = etcopy.h2d %[[H]] : tensor<4xf32> -> tensor<4xf32, #etcopy.device<cuda:1>>
+// CHECK: return %[[D]], %[[H]]
+func.func @h2d_of_d2h_other_device_host_use(%y: tensor<4xf32, #etcopy.device<cuda:0>>) -> (tensor<4xf32, #etcopy.device<cuda:1>>, tensor<4xf32>) {
+  %h = etcopy.d2h %y : tensor<4xf32, #etcopy.device<cuda:0>> -> tensor<4xf32>
+  %d = etcopy.h2d %h : tensor<4xf32> -> tensor<4xf32, #etcopy.device<cuda:1>>
+  return %d, %h : tensor<4xf32, #etcopy.device<cuda:1>>, tensor<4xf32>
+}
+
+// -----
+
+// d2d(d2d(x)) -> x: back on the device it came from.
+// CHECK-LABEL: func.func @d2d_round_trip
+// CHECK-SAME: (%[[X:.*]]: tensor<4xf32, #etcopy.device<cuda:0>>)
+// CHECK-NEXT: return %[[X]]
+func.func @d2d_round_trip(%x: tensor<4xf32, #etcopy.device<cuda:0>>) -> tensor<4xf32, #etcopy.device<cuda:0>> {
+  %a = etcopy.d2d %x : tensor<4xf32, #etcopy.device<cuda:0>> -> tensor<4xf32, #etcopy.device<cuda:1>>
+  %b = etcopy.d2d %a : tensor<4xf32, #etcopy.device<cuda:1>> -> tensor<4xf32, #etcopy.device<cuda:0>>
+  return %b : tensor<4xf32, #etcopy.device<cuda:0>>
+}
+
+// -----
+
+// Negative: two moves to a third device are two transfers.
+// CHECK-LABEL: func.func @d2d_chain
+// CHECK: %[[A:.*]] = etcopy.d2d %{{.*}} : tensor<4xf32, #etcopy.device<cuda:0>> -> tensor<4xf32, #etcopy.device<cuda:1>>
+// CHECK: %[[B:.*]] = etcopy.d2d %[[A]] : tensor<4xf32, #etcopy.device<cuda:1>> -> tensor<4xf32, #etcopy.device<cuda:2>>
+// CHECK: return %[[B]]
+func.func @d2d_chain(%x: tensor<4xf32, #etcopy.device<cuda:0>>) -> tensor<4xf32, #etcopy.device<cuda:2>> {
+  %a = etcopy.d2d %x : tensor<4xf32, #etcopy.device<cuda:0>> -> tensor<4xf32, #etcopy.device<cuda:1>>
+  %b = etcopy.d2d %a : tensor<4xf32, #etcopy.device<cuda:1>> -> tensor<4xf32, #etcopy.device<cuda:2>>
+  return %b : tensor<4xf32, #etcopy.device<cuda:2>>
 }
 
 // -----
@@ -112,4 +152,36 @@ func.func @dead_copy(%x: tensor<4xf32>) {
 func.func @out_form_not_dead(%a: memref<4xf32>, %d: memref<4xf32, #etcopy.device<cuda:0>>) {
   etcopy.h2d %a, %d : memref<4xf32> -> memref<4xf32, #etcopy.device<cuda:0>>
   return
+}
+
+// -----
+
+// A move to two other devices through the host, which uses nothing: one d2d
+// per device, no host copy.
+// CHECK-LABEL: func.func @move_to_two_devices
+// CHECK-SAME: (%[[Y:.*]]: tensor<4xf32, #etcopy.device<cuda:0>>)
+// CHECK-DAG: %[[A:.*]] = etcopy.d2d %[[Y]] : tensor<4xf32, #etcopy.device<cuda:0>> -> tensor<4xf32, #etcopy.device<cuda:1>>
+// CHECK-DAG: %[[B:.*]] = etcopy.d2d %[[Y]] : tensor<4xf32, #etcopy.device<cuda:0>> -> tensor<4xf32, #etcopy.device<cuda:2>>
+// CHECK-NOT: etcopy.{{d2h|h2d}}
+// CHECK: return %[[A]], %[[B]]
+func.func @move_to_two_devices(%y: tensor<4xf32, #etcopy.device<cuda:0>>) -> (tensor<4xf32, #etcopy.device<cuda:1>>, tensor<4xf32, #etcopy.device<cuda:2>>) {
+  %h = etcopy.d2h %y : tensor<4xf32, #etcopy.device<cuda:0>> -> tensor<4xf32>
+  %a = etcopy.h2d %h : tensor<4xf32> -> tensor<4xf32, #etcopy.device<cuda:1>>
+  %b = etcopy.h2d %h : tensor<4xf32> -> tensor<4xf32, #etcopy.device<cuda:2>>
+  return %a, %b : tensor<4xf32, #etcopy.device<cuda:1>>, tensor<4xf32, #etcopy.device<cuda:2>>
+}
+
+// -----
+
+// Negative: one of the h2d goes back to the source's device with a new
+// static type (a round trip the folder keeps): the host copy stays.
+// CHECK-LABEL: func.func @move_and_type_change
+// CHECK: etcopy.d2h
+// CHECK: etcopy.h2d
+// CHECK: etcopy.h2d
+func.func @move_and_type_change(%y: tensor<?xf32, #etcopy.device<cuda:0>>) -> (tensor<?xf32, #etcopy.device<cuda:1>>, tensor<4xf32, #etcopy.device<cuda:0>>) {
+  %h = etcopy.d2h %y : tensor<?xf32, #etcopy.device<cuda:0>> -> tensor<?xf32>
+  %a = etcopy.h2d %h : tensor<?xf32> -> tensor<?xf32, #etcopy.device<cuda:1>>
+  %b = etcopy.h2d %h : tensor<?xf32> -> tensor<4xf32, #etcopy.device<cuda:0>>
+  return %a, %b : tensor<?xf32, #etcopy.device<cuda:1>>, tensor<4xf32, #etcopy.device<cuda:0>>
 }

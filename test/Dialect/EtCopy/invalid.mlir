@@ -378,3 +378,45 @@ func.func private @writes_on_scalar(tensor<4xf32>, index {etcopy.writes})
 // expected-error @+1 {{unknown etcopy argument attribute 'etcopy.write'; known: etcopy.writes}}
 func.func private @writes_misspelled(tensor<4xf32> {etcopy.write})
     attributes {etcopy.device = #etcopy.device<cuda:0>}
+
+// -----
+
+// etcopy.d2d (C2): both sides on devices, two different ones.
+
+func.func @d2d_c2_same_device(%x: tensor<4xf32, #etcopy.device<cuda:0>>) {
+  // expected-error @+1 {{'etcopy.d2d' op copies within cuda:0 (source 'tensor<4xf32, #etcopy.device<cuda:0>>', result 'tensor<4xf32, #etcopy.device<cuda:0>>'): a d2d copy moves data between two different devices}}
+  %y = etcopy.d2d %x : tensor<4xf32, #etcopy.device<cuda:0>> -> tensor<4xf32, #etcopy.device<cuda:0>>
+  return
+}
+
+// -----
+
+func.func @d2d_c2_host_source(%x: memref<4xf32>, %d: memref<4xf32, #etcopy.device<cuda:1>>) {
+  // expected-error @+1 {{'etcopy.d2d' op source must be on an #etcopy.device other than cpu, got 'memref<4xf32>' on the host}}
+  etcopy.d2d %x, %d : memref<4xf32> -> memref<4xf32, #etcopy.device<cuda:1>>
+  return
+}
+
+// -----
+
+func.func @d2d_c2_host_result(%x: tensor<4xf32, #etcopy.device<cuda:0>>) {
+  // expected-error @+1 {{'etcopy.d2d' op result must be on an #etcopy.device other than cpu, got 'tensor<4xf32, #etcopy.device<cpu>>' on the host}}
+  %y = etcopy.d2d %x : tensor<4xf32, #etcopy.device<cuda:0>> -> tensor<4xf32, #etcopy.device<cpu>>
+  return
+}
+
+// -----
+
+func.func @d2d_c1_out_form_result(%x: memref<4xf32, #etcopy.device<cuda:0>>) {
+  // expected-error @+1 {{'etcopy.d2d' op with a memref source (out form) has no result, got 'tensor<4xf32>'}}
+  %y = "etcopy.d2d"(%x) : (memref<4xf32, #etcopy.device<cuda:0>>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @d2d_c5_size(%x: tensor<4xf32, #etcopy.device<cuda:0>>) {
+  // expected-error @+1 {{'etcopy.d2d' op size mismatch in dimension 0: source 'tensor<4xf32, #etcopy.device<cuda:0>>' has 4, result 'tensor<5xf32, #etcopy.device<cuda:1>>' has 5}}
+  %y = etcopy.d2d %x : tensor<4xf32, #etcopy.device<cuda:0>> -> tensor<5xf32, #etcopy.device<cuda:1>>
+  return
+}

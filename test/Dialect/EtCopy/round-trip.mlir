@@ -110,3 +110,15 @@ func.func private @writes_output(tensor<4xf32, #etcopy.device<cuda:0>>,
                                  tensor<4xf32, #etcopy.device<cuda:0>> {etcopy.writes},
                                  memref<4xf32, #etcopy.device<cuda:0>> {etcopy.writes})
     attributes {etcopy.device = #etcopy.device<cuda:0>}
+
+// Device-to-device copies, both forms.
+// CHECK-LABEL: func.func @d2d_forms
+// CHECK: %{{.*}} = etcopy.d2d %{{.*}} : tensor<2x?xf16, #etcopy.device<cuda:0>> -> tensor<2x?xf16, #etcopy.device<cuda:1>>
+// CHECK: etcopy.d2d %{{.*}}, %{{.*}} : memref<8xi8, #etcopy.device<cuda:1>> -> memref<8xi8, #etcopy.device<cuda:0>>
+func.func @d2d_forms(%t: tensor<2x?xf16, #etcopy.device<cuda:0>>,
+                     %a: memref<8xi8, #etcopy.device<cuda:1>>,
+                     %b: memref<8xi8, #etcopy.device<cuda:0>>) -> tensor<2x?xf16, #etcopy.device<cuda:1>> {
+  %m = etcopy.d2d %t : tensor<2x?xf16, #etcopy.device<cuda:0>> -> tensor<2x?xf16, #etcopy.device<cuda:1>>
+  etcopy.d2d %a, %b : memref<8xi8, #etcopy.device<cuda:1>> -> memref<8xi8, #etcopy.device<cuda:0>>
+  return %m : tensor<2x?xf16, #etcopy.device<cuda:1>>
+}

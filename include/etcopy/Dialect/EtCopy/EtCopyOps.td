@@ -1,7 +1,8 @@
 //===- EtCopyOps.td - etcopy operations --------------------*- tablegen -*-===//
 //
-// `etcopy.h2d` and `etcopy.d2h`: host-to-device and device-to-host copies,
-// each in a functional (tensor) form and an out (memref destination) form.
+// `etcopy.h2d`, `etcopy.d2h` and `etcopy.d2d`: host-to-device,
+// device-to-host and device-to-device copies, each in a functional (tensor)
+// form and an out (memref destination) form.
 //
 //===----------------------------------------------------------------------===//
 
@@ -96,8 +97,8 @@ def EtCopy_H2DOp : EtCopy_CopyOp<"h2d"> {
     The functional form is pure: it produces a new tensor and has no side
     effects, so it can be CSE'd, hoisted out of loops and folded with a
     matching `etcopy.d2h` (`h2d(d2h(y)) -> y` when `y` already lives on the
-    same device with the same type). The out form reads its source and writes
-    its destination; bufferization turns the functional form into it.
+    same device with the same type). The out form reads its source and
+    writes its destination; bufferization turns the functional form into it.
 
     ```mlir
     func.func @upload(%h: tensor<2x?xf32>, %src: memref<2x3xf32>,
@@ -115,14 +116,17 @@ def EtCopy_H2DOp : EtCopy_CopyOp<"h2d"> {
 
 def EtCopy_D2HOp : EtCopy_CopyOp<"d2h"> {
   let summary = "Copy data from a device to the host";
+  let hasCanonicalizer = 1;
   let description = [{
     Copies device data back to the host, the MLIR form of ExecuTorch's
     `et_copy._d2h_copy` and `_d2h_copy.out`. The device is taken from the
     **source**: its encoding or memory space.
 
     The functional form is pure and folds with a producing `etcopy.h2d`
-    (`d2h(h2d(x)) -> x` when the types match); the out form reads its source
-    and writes its destination.
+    (`d2h(h2d(x)) -> x` when the types match). When every user of its result
+    is an `etcopy.h2d` to another device, canonicalisation replaces each of
+    them with one `etcopy.d2d` and drops the host copy. The out form reads
+    its source and writes its destination.
 
     ```mlir
     func.func @download(%d: tensor<2x?xf32, #etcopy.device<cuda:0>>,
@@ -136,6 +140,51 @@ def EtCopy_D2HOp : EtCopy_CopyOp<"d2h"> {
     }
     ```
   }] # EtCopy_CopyConstraints<"target (result or destination)", "source">.text;
+}
+
+def EtCopy_D2DOp : EtCopy_CopyOp<"d2d"> {
+  let summary = "Copy data from one device to another";
+  let description = [{
+    Moves data between two devices directly, without staging it on the host:
+    a peer copy (`cudaMemcpyPeerAsync`), which the driver routes over
+    NVLink or PCIe peer-to-peer where the devices allow it. ExecuTorch has no
+    such op: a move from `cuda:0` to `cuda:1` there is a `_d2h_copy`
+    followed by an `_h2d_copy`. Canonicalisation turns such a pair into one
+    `etcopy.d2d` per device reached when nothing else uses the host copy.
+
+    The functional form is pure and folds a round trip
+    (`d2d(d2d(x)) -> x` when `x` already has the result's type); the out form
+    reads its source and writes its destination.
+
+    ```mlir
+    func.func @move(%a: tensor<8xf16, #etcopy.device<cuda:0>>,
+                    %src: memref<8xf16, #etcopy.device<cuda:1>>,
+                    %dst: memref<8xf16, #etcopy.device<cuda:2>>)
+        -> tensor<8xf16, #etcopy.device<cuda:1>> {
+      // Functional form.
+      %b = etcopy.d2d %a : tensor<8xf16, #etcopy.device<cuda:0>> -> tensor<8xf16, #etcopy.device<cuda:1>>
+      // Out form: writes %dst.
+      etcopy.d2d %src, %dst : memref<8xf16, #etcopy.device<cuda:1>> -> memref<8xf16, #etcopy.device<cuda:2>>
+      return %b : tensor<8xf16, #etcopy.device<cuda:1>>
+    }
+    ```
+
+    Constraints (checked by the verifier, cited as `(C1)`… in its messages'
+    source and in the tests of `invalid.mlir`):
+
+    * (C1) Form: either the functional form (a ranked tensor source, a ranked
+      tensor result, no destination) or the out form (a memref source, a
+      memref destination, no result).
+    * (C2) Direction: the source and the target (result or destination) are
+      each on a non-host `#etcopy.device`, and not on the same device (a
+      copy within one device moves no data between devices: `memref.copy`).
+      Other memory spaces are rejected.
+    * (C3) Source and target have the same element type.
+    * (C4) Source and target have the same rank.
+    * (C5) Where a dimension is static on both sides, the sizes are equal.
+      Dynamic dimensions may meet static ones; rank 0 and zero-sized shapes
+      are valid.
+  }];
 }
 
 #endif // ETCOPY_DIALECT_ETCOPY_ETCOPYOPS_TD

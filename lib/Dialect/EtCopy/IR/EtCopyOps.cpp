@@ -1,8 +1,9 @@
 //===- EtCopyOps.cpp - etcopy operations ----------------------*- C++ -*-===//
 //
-// etcopy.h2d and etcopy.d2h: the target-type assembly directive, the
-// verifier (constraints C1-C5 of the op descriptions), folding of same-device
-// round trips, memory effects and speculatability of both forms.
+// etcopy.h2d, etcopy.d2h and etcopy.d2d: the target-type assembly
+// directive, the verifier (constraints C1-C5 of the op descriptions), folding
+// of round trips, the canonicalisation of a move between devices through the
+// host into one d2d, memory effects and speculatability of both forms.
 //
 //===----------------------------------------------------------------------===//
 
@@ -10,6 +11,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/PatternMatch.h"
 
 using namespace mlir;
 using namespace mlir::etcopy;
@@ -67,8 +69,13 @@ Diagnostic &operator<<(Diagnostic &diag, const CopySide &side) {
 }
 } // namespace
 
+namespace {
+/// Which sides of a copy are on the host and which on a device.
+enum class Direction { HostToDevice, DeviceToHost, DeviceToDevice };
+} // namespace
+
 template <typename OpTy>
-static LogicalResult verifyCopy(OpTy op, bool hostToDevice) {
+static LogicalResult verifyCopy(OpTy op, Direction direction) {
   Value dest = op.getDest();
   Value result = op.getResult();
   bool tensorForm = isa<RankedTensorType>(op.getSource().getType());
@@ -96,21 +103,37 @@ static LogicalResult verifyCopy(OpTy op, bool hostToDevice) {
   CopySide source{"source", op.getSourceType()};
   CopySide target{tensorForm ? "result" : "destination", op.getTargetType()};
 
-  // (C2) Direction: the host side is host data, the device side is on a
+  // (C2) Direction: the host side is host data, each device side is on a
   // non-host #etcopy.device. The device is taken from the destination for
-  // h2d and from the source for d2h, as in ExecuTorch's kernels.
-  const CopySide &hostSide = hostToDevice ? source : target;
-  const CopySide &deviceSide = hostToDevice ? target : source;
-  if (!getPlacement(hostSide.type).isHost())
-    return op.emitOpError() << hostSide.role << " must be on the host, got "
-                            << hostSide.type << " "
-                            << describePlacement(hostSide.type);
-  if (!getPlacement(deviceSide.type).isDevice())
-    return op.emitOpError() << deviceSide.role
+  // h2d and from the source for d2h, as in ExecuTorch's kernels; d2d moves
+  // between two different devices.
+  auto requireDevice = [&](const CopySide &side) -> LogicalResult {
+    if (getPlacement(side.type).isDevice())
+      return success();
+    return op.emitOpError() << side.role
                             << " must be on an #etcopy.device other than cpu, "
                                "got "
-                            << deviceSide.type << " "
-                            << describePlacement(deviceSide.type);
+                            << side.type << " " << describePlacement(side.type);
+  };
+  if (direction == Direction::DeviceToDevice) {
+    if (failed(requireDevice(source)) || failed(requireDevice(target)))
+      return failure();
+    if (getPlacement(source.type).device == getPlacement(target.type).device)
+      return op.emitOpError("copies within ")
+             << getPlacement(source.type).device.str() << " (" << source
+             << ", " << target
+             << "): a d2d copy moves data between two different devices";
+  } else {
+    bool hostToDevice = direction == Direction::HostToDevice;
+    const CopySide &hostSide = hostToDevice ? source : target;
+    const CopySide &deviceSide = hostToDevice ? target : source;
+    if (!getPlacement(hostSide.type).isHost())
+      return op.emitOpError() << hostSide.role << " must be on the host, got "
+                              << hostSide.type << " "
+                              << describePlacement(hostSide.type);
+    if (failed(requireDevice(deviceSide)))
+      return failure();
+  }
 
   // (C3) Same element type.
   if (source.type.getElementType() != target.type.getElementType())
@@ -139,11 +162,15 @@ static LogicalResult verifyCopy(OpTy op, bool hostToDevice) {
 }
 
 LogicalResult H2DOp::verify() {
-  return verifyCopy(*this, /*hostToDevice=*/true);
+  return verifyCopy(*this, Direction::HostToDevice);
 }
 
 LogicalResult D2HOp::verify() {
-  return verifyCopy(*this, /*hostToDevice=*/false);
+  return verifyCopy(*this, Direction::DeviceToHost);
+}
+
+LogicalResult D2DOp::verify() {
+  return verifyCopy(*this, Direction::DeviceToDevice);
 }
 
 //===----------------------------------------------------------------------===//
@@ -179,6 +206,51 @@ LogicalResult D2HOp::fold(FoldAdaptor,
   return foldRoundTrip<H2DOp>(*this, results);
 }
 
+// d2d(d2d(x)) -> x: x already lives on the destination device.
+LogicalResult D2DOp::fold(FoldAdaptor,
+                          SmallVectorImpl<OpFoldResult> &results) {
+  return foldRoundTrip<D2DOp>(*this, results);
+}
+
+namespace {
+/// A d2h whose every user is a functional h2d to another device than its
+/// source's: each h2d becomes one d2d from the source, and the host copy
+/// disappears (one copy per device reached instead of one more through the
+/// host).
+struct MoveBetweenDevicesDirectly : public OpRewritePattern<D2HOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(D2HOp d2h,
+                                PatternRewriter &rewriter) const override {
+    if (!d2h.hasPureTensorSemantics() || d2h->use_empty())
+      return rewriter.notifyMatchFailure(d2h, "not a used functional d2h");
+    DeviceAttr device = getPlacement(d2h.getSourceType()).device;
+    SmallVector<H2DOp> h2ds;
+    for (Operation *user : d2h->getUsers()) {
+      auto h2d = dyn_cast<H2DOp>(user);
+      // A host user needs the host copy; a same-device h2d is a round trip
+      // (the folder's, or a type change kept as is).
+      if (!h2d || !h2d.hasPureTensorSemantics() ||
+          getPlacement(h2d.getTargetType()).device == device)
+        return rewriter.notifyMatchFailure(
+            d2h, "the host copy has a user other than a move to another "
+                 "device");
+      h2ds.push_back(h2d);
+    }
+    for (H2DOp h2d : h2ds)
+      rewriter.replaceOpWithNewOp<D2DOp>(h2d, h2d.getResult().getType(),
+                                         d2h.getSource());
+    rewriter.eraseOp(d2h);
+    return success();
+  }
+};
+} // namespace
+
+void D2HOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                        MLIRContext *context) {
+  results.add<MoveBetweenDevicesDirectly>(context);
+}
+
 //===----------------------------------------------------------------------===//
 // Memory effects and speculation
 //===----------------------------------------------------------------------===//
@@ -210,6 +282,12 @@ void D2HOp::getEffects(
   getCopyEffects(*this, effects);
 }
 
+void D2DOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  getCopyEffects(*this, effects);
+}
+
 /// A functional copy can be hoisted or executed speculatively unless it
 /// narrows a dynamic size to a static one, which can fail at run time (like
 /// tensor.cast); the out form writes memory and never can.
@@ -229,6 +307,10 @@ Speculation::Speculatability H2DOp::getSpeculatability() {
 }
 
 Speculation::Speculatability D2HOp::getSpeculatability() {
+  return getCopySpeculatability(*this);
+}
+
+Speculation::Speculatability D2DOp::getSpeculatability() {
   return getCopySpeculatability(*this);
 }
 

@@ -160,6 +160,7 @@ void mlir::etcopy::registerBufferizableOpInterfaceExternalModels(
   registry.addExtension(+[](MLIRContext *context, EtCopyDialect *) {
     H2DOp::attachInterface<CopyOpInterface<H2DOp>>(*context);
     D2HOp::attachInterface<CopyOpInterface<D2HOp>>(*context);
+    D2DOp::attachInterface<CopyOpInterface<D2DOp>>(*context);
   });
 }
 
