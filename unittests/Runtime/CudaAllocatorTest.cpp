@@ -1,10 +1,11 @@
 //===- CudaAllocatorTest.cpp - Tests of the CUDA allocator ----------------===//
 //
-// Unit tests of CudaApi and CudaAllocator on three CUDA runtimes: a fake
+// Unit tests of CudaApi and of what is built on it (CudaAllocator,
+// PinnedHostAllocator, HostRegistration) on three CUDA runtimes: a fake
 // table (every error path, device switching and restoring, which calls are
 // made), the CUDA simulator libetcopy_cuda_sim.so (when built; fault
-// injection runs in fresh processes), and the real libcudart (skipped unless
-// it loads and reports a device).
+// injection, statistics and the leak check run in fresh processes), and the
+// real libcudart (skipped unless it loads and reports a device).
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,6 +13,11 @@
 
 #include "gtest/gtest.h"
 
+#ifdef ETCOPY_HAVE_CUDA_SIM
+#include "CudaRuntimeSubset.h"
+#endif
+
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -59,6 +65,27 @@ struct FakeCuda {
   int streamSynchronizeCalls = 0;
   int deviceSynchronizeCalls = 0;
   int lastSynchronizeDevice = -1;
+
+  // Pinned host memory and registrations.
+  int mallocHostStatus = 0;
+  /// Index (0-based) of the cudaMallocHost call that fails with
+  /// cudaErrorMemoryAllocation, or -1.
+  int failMallocHostCall = -1;
+  int freeHostStatus = 0;
+  int hostRegisterStatus = 0;
+  int hostUnregisterStatus = 0;
+  /// Bytes past a page boundary at which cudaMallocHost places its result.
+  std::size_t mallocHostOffset = 0;
+  /// cudaMallocHost succeeds with a null pointer.
+  bool mallocHostReturnsNull = false;
+  /// Live pinned allocations: the pointer returned and the block holding it.
+  std::map<void *, void *> liveHost;
+  /// Registered ranges: start and size.
+  std::map<char *, std::size_t> registered;
+  int mallocHostCalls = 0;
+  int freeHostCalls = 0;
+  int hostRegisterCalls = 0;
+  unsigned lastRegisterFlags = ~0u;
 };
 
 FakeCuda *fake = nullptr;
@@ -130,6 +157,51 @@ int fakeDeviceSynchronize() {
   fake->lastSynchronizeDevice = fake->current;
   return 0;
 }
+int fakeMallocHost(void **ptr, std::size_t size) {
+  if (fake->mallocHostCalls++ == fake->failMallocHostCall)
+    return 2; // cudaErrorMemoryAllocation
+  if (fake->mallocHostStatus)
+    return fake->mallocHostStatus;
+  if (fake->mallocHostReturnsNull) {
+    *ptr = nullptr;
+    return 0;
+  }
+  std::size_t total = (size + fake->mallocHostOffset + 4095) / 4096 * 4096;
+  void *block = std::aligned_alloc(4096, total);
+  *ptr = static_cast<char *>(block) + fake->mallocHostOffset;
+  fake->liveHost[*ptr] = block;
+  return 0;
+}
+int fakeFreeHost(void *ptr) {
+  ++fake->freeHostCalls;
+  if (fake->freeHostStatus)
+    return fake->freeHostStatus;
+  auto it = fake->liveHost.find(ptr);
+  if (it == fake->liveHost.end())
+    return ptr ? 1 : 0; // cudaErrorInvalidValue
+  std::free(it->second);
+  fake->liveHost.erase(it);
+  return 0;
+}
+int fakeHostRegister(void *ptr, std::size_t size, unsigned flags) {
+  ++fake->hostRegisterCalls;
+  fake->lastRegisterFlags = flags;
+  if (fake->hostRegisterStatus)
+    return fake->hostRegisterStatus;
+  char *begin = static_cast<char *>(ptr);
+  for (const auto &[start, length] : fake->registered)
+    if (begin < start + length && start < begin + size)
+      return 712; // cudaErrorHostMemoryAlreadyRegistered
+  fake->registered[begin] = size;
+  return 0;
+}
+int fakeHostUnregister(void *ptr) {
+  if (fake->hostUnregisterStatus)
+    return fake->hostUnregisterStatus;
+  if (!fake->registered.erase(static_cast<char *>(ptr)))
+    return 713; // cudaErrorHostMemoryNotRegistered
+  return 0;
+}
 const char *fakeGetErrorName(int error) {
   switch (error) {
   case 0:
@@ -144,6 +216,10 @@ const char *fakeGetErrorName(int error) {
     return "cudaErrorInvalidDevice";
   case 700:
     return "cudaErrorIllegalAddress";
+  case 712:
+    return "cudaErrorHostMemoryAlreadyRegistered";
+  case 713:
+    return "cudaErrorHostMemoryNotRegistered";
   }
   return "unrecognized error code";
 }
@@ -157,6 +233,10 @@ const char *fakeGetErrorString(int error) {
     return "invalid device ordinal";
   case 700:
     return "an illegal memory access was encountered";
+  case 712:
+    return "part or all of the requested memory range is already mapped";
+  case 713:
+    return "pointer does not correspond to a registered memory region";
   }
   return "some error";
 }
@@ -174,6 +254,10 @@ CudaApi makeFakeApi() {
   api.getErrorNameFn = fakeGetErrorName;
   api.getErrorStringFn = fakeGetErrorString;
   api.deviceSynchronizeFn = fakeDeviceSynchronize;
+  api.mallocHostFn = fakeMallocHost;
+  api.freeHostFn = fakeFreeHost;
+  api.hostRegisterFn = fakeHostRegister;
+  api.hostUnregisterFn = fakeHostUnregister;
   api.origin = "<fake>";
   return api;
 }
@@ -192,6 +276,10 @@ protected:
     EXPECT_TRUE(state.live.empty()) << "fake CUDA allocations leaked";
     for (auto &entry : state.live)
       std::free(entry.first);
+    EXPECT_TRUE(state.liveHost.empty()) << "fake pinned allocations leaked";
+    for (auto &entry : state.liveHost)
+      std::free(entry.second);
+    EXPECT_TRUE(state.registered.empty()) << "fake registrations leaked";
     fake = nullptr;
   }
 
@@ -484,6 +572,355 @@ TEST_F(FakeCudaTest, MethodIoThroughTheRegistry) {
   ASSERT_FALSE(failed);
   EXPECT_EQ(state.live.size(), 1u);
   EXPECT_TRUE(buffer->reset().ok());
+}
+
+//===----------------------------------------------------------------------===//
+// Pinned host memory on the fake runtime
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// A pinned host allocator on the fake runtime.
+std::shared_ptr<PinnedHostAllocator> makeFakePinned() {
+  Expected<std::shared_ptr<PinnedHostAllocator>> made =
+      PinnedHostAllocator::create(makeFakeApi());
+  EXPECT_TRUE(made) << made.error().toString();
+  return made ? std::move(*made) : nullptr;
+}
+
+bool isAligned(const void *ptr, std::size_t alignment) {
+  return reinterpret_cast<uintptr_t>(ptr) % alignment == 0;
+}
+
+} // namespace
+
+TEST_F(FakeCudaTest, PinnedCreateNeedsTheHostEntryPoints) {
+  CudaApi api = makeFakeApi();
+  api.freeHostFn = nullptr;
+  Expected<std::shared_ptr<PinnedHostAllocator>> noFree =
+      PinnedHostAllocator::create(api);
+  ASSERT_FALSE(noFree);
+  EXPECT_EQ(noFree.error().code(), ErrorCode::Unavailable);
+  EXPECT_CONTAINS(noFree.error().message(), "'<fake>' has no cudaFreeHost");
+  EXPECT_CONTAINS(noFree.error().message(), "pinned host allocator");
+
+  // The rest of the table is checked as for CudaAllocator.
+  api = makeFakeApi();
+  api.getErrorNameFn = nullptr;
+  Expected<std::shared_ptr<PinnedHostAllocator>> incomplete =
+      PinnedHostAllocator::create(api);
+  ASSERT_FALSE(incomplete);
+  EXPECT_EQ(incomplete.error().code(), ErrorCode::InvalidArgument);
+  EXPECT_CONTAINS(incomplete.error().message(), "cudaGetErrorName");
+
+  // A CUDA allocator does not need them.
+  api = makeFakeApi();
+  api.mallocHostFn = nullptr;
+  api.hostUnregisterFn = nullptr;
+  EXPECT_TRUE(CudaAllocator::create(api));
+  char range[64];
+  Expected<HostRegistration> noUnregister =
+      HostRegistration::create(api, range, sizeof(range));
+  ASSERT_FALSE(noUnregister);
+  EXPECT_EQ(noUnregister.error().code(), ErrorCode::Unavailable);
+  EXPECT_CONTAINS(noUnregister.error().message(), "cudaHostUnregister");
+  EXPECT_EQ(state.hostRegisterCalls, 0);
+}
+
+TEST_F(FakeCudaTest, PinnedAllocationsAndHostCopies) {
+  std::shared_ptr<PinnedHostAllocator> pinned = makeFakePinned();
+  ASSERT_TRUE(pinned);
+  EXPECT_EQ(pinned->kind(), DeviceKind::CPU);
+  ASSERT_TRUE(pinned->getDeviceCount());
+  EXPECT_EQ(*pinned->getDeviceCount(), 1);
+
+  Expected<void *> ptr = pinned->allocate(100, 0, 64);
+  ASSERT_TRUE(ptr) << ptr.error().toString();
+  EXPECT_EQ(state.mallocHostCalls, 1);
+  EXPECT_EQ(state.liveHost.count(*ptr), 1u);
+  const char input[] = "pinned bytes";
+  char output[sizeof(input)] = {};
+  void *stream = reinterpret_cast<void *>(0x5);
+  // Host-to-host: memmoves, whatever the stream; no CUDA copy is made.
+  ASSERT_TRUE(
+      pinned->copyHostToDevice(*ptr, input, sizeof(input), 0, stream).ok());
+  ASSERT_TRUE(pinned->copyDeviceToHost(output, *ptr, sizeof(input), 0).ok());
+  EXPECT_STREQ(output, input);
+  EXPECT_EQ(state.memcpyCalls + state.memcpyAsyncCalls, 0);
+  EXPECT_TRUE(pinned->synchronize(0, stream).ok());
+  EXPECT_EQ(state.streamSynchronizeCalls + state.deviceSynchronizeCalls, 0);
+  EXPECT_EQ(pinned->copyHostToDevice(*ptr, nullptr, 4, 0).code(),
+            ErrorCode::InvalidArgument);
+
+  EXPECT_TRUE(pinned->deallocate(*ptr, 0).ok());
+  EXPECT_EQ(state.freeHostCalls, 1);
+  // No device switching: pinned memory belongs to no device.
+  EXPECT_TRUE(state.setDeviceCalls.empty());
+}
+
+TEST_F(FakeCudaTest, PinnedAlignmentAndOrdinalRules) {
+  std::shared_ptr<PinnedHostAllocator> pinned = makeFakePinned();
+  ASSERT_TRUE(pinned);
+  for (std::size_t alignment : {0u, 3u, 96u, 8192u}) {
+    Expected<void *> ptr = pinned->allocate(64, 0, alignment);
+    ASSERT_FALSE(ptr) << alignment;
+    EXPECT_EQ(ptr.error().code(), ErrorCode::InvalidArgument);
+    EXPECT_CONTAINS(ptr.error().message(),
+                    "alignment " + std::to_string(alignment));
+    EXPECT_CONTAINS(ptr.error().message(), "4096");
+  }
+  // Checked for zero-byte requests too.
+  EXPECT_FALSE(pinned->allocate(0, 0, 8192));
+  EXPECT_EQ(state.mallocHostCalls, 0);
+
+  for (std::size_t alignment : {1u, 256u, 4096u}) {
+    Expected<void *> ptr = pinned->allocate(8, 0, alignment);
+    ASSERT_TRUE(ptr) << alignment << ": " << ptr.error().toString();
+    EXPECT_TRUE(isAligned(*ptr, alignment));
+    EXPECT_TRUE(pinned->deallocate(*ptr, 0).ok());
+  }
+
+  Expected<void *> badOrdinal = pinned->allocate(64, 1, 64);
+  ASSERT_FALSE(badOrdinal);
+  EXPECT_EQ(badOrdinal.error().code(), ErrorCode::InvalidArgument);
+  EXPECT_CONTAINS(badOrdinal.error().message(), "device ordinal 1");
+  char host[4] = {};
+  EXPECT_EQ(pinned->copyHostToDevice(host, host + 2, 2, 1).code(),
+            ErrorCode::InvalidArgument);
+  EXPECT_EQ(pinned->synchronize(1).code(), ErrorCode::InvalidArgument);
+  EXPECT_EQ(pinned->deallocate(nullptr, 1).code(), ErrorCode::InvalidArgument);
+
+  // Zero bytes: nullptr, and no call either way.
+  Expected<void *> empty = pinned->allocate(0, 0, 64);
+  ASSERT_TRUE(empty);
+  EXPECT_EQ(*empty, nullptr);
+  EXPECT_TRUE(pinned->deallocate(nullptr, 0).ok());
+  EXPECT_EQ(state.mallocHostCalls, 3);
+  EXPECT_EQ(state.freeHostCalls, 3);
+}
+
+TEST_F(FakeCudaTest, PinnedFailuresNameTheCall) {
+  std::shared_ptr<PinnedHostAllocator> pinned = makeFakePinned();
+  ASSERT_TRUE(pinned);
+  state.mallocHostStatus = 2;
+  Expected<void *> oom = pinned->allocate(1024, 0, 256);
+  ASSERT_FALSE(oom);
+  EXPECT_EQ(oom.error().code(), ErrorCode::OutOfMemory);
+  EXPECT_CONTAINS(oom.error().message(),
+                  "cudaMallocHost(1024 bytes) failed: "
+                  "cudaErrorMemoryAllocation (out of memory)");
+
+  state.mallocHostStatus = 35;
+  Expected<void *> noDriver = pinned->allocate(16, 0, 64);
+  ASSERT_FALSE(noDriver);
+  EXPECT_EQ(noDriver.error().code(), ErrorCode::DeviceError);
+  EXPECT_CONTAINS(noDriver.error().message(), "cudaErrorInsufficientDriver");
+
+  state.mallocHostStatus = 0;
+  Expected<void *> ptr = pinned->allocate(16, 0, 64);
+  ASSERT_TRUE(ptr);
+  state.freeHostStatus = 700;
+  Error failed = pinned->deallocate(*ptr, 0);
+  EXPECT_EQ(failed.code(), ErrorCode::DeviceError);
+  EXPECT_CONTAINS(failed.message(), "cudaFreeHost(0x");
+  EXPECT_CONTAINS(failed.message(), "cudaErrorIllegalAddress");
+  // The memory is still allocated: freeing it again works.
+  state.freeHostStatus = 0;
+  EXPECT_TRUE(pinned->deallocate(*ptr, 0).ok());
+}
+
+TEST_F(FakeCudaTest, PinnedChecksTheAlignmentItGets) {
+  std::shared_ptr<PinnedHostAllocator> pinned = makeFakePinned();
+  ASSERT_TRUE(pinned);
+  state.mallocHostOffset = 64;
+  Expected<void *> misaligned = pinned->allocate(32, 0, 128);
+  ASSERT_FALSE(misaligned);
+  EXPECT_EQ(misaligned.error().code(), ErrorCode::DeviceError);
+  EXPECT_CONTAINS(misaligned.error().message(), "cudaMallocHost(32 bytes) "
+                                                "returned 0x");
+  EXPECT_CONTAINS(misaligned.error().message(), "not aligned to 128 bytes");
+  // It was freed.
+  EXPECT_EQ(state.freeHostCalls, 1);
+  EXPECT_TRUE(state.liveHost.empty());
+
+  // What the pointer does satisfy is accepted.
+  Expected<void *> ptr = pinned->allocate(32, 0, 64);
+  ASSERT_TRUE(ptr) << ptr.error().toString();
+  EXPECT_TRUE(pinned->deallocate(*ptr, 0).ok());
+
+  state.mallocHostOffset = 0;
+  state.mallocHostReturnsNull = true;
+  Expected<void *> null = pinned->allocate(32, 0, 64);
+  ASSERT_FALSE(null);
+  EXPECT_CONTAINS(null.error().message(), "returned 0x0");
+}
+
+TEST_F(FakeCudaTest, PinnedArenasThroughARegistry) {
+  std::shared_ptr<PinnedHostAllocator> pinned = makeFakePinned();
+  ASSERT_TRUE(pinned);
+  // A default registry has the HostAllocator for CPU already.
+  DeviceAllocatorRegistry withHost;
+  EXPECT_EQ(withHost.registerAllocator(pinned).code(),
+            ErrorCode::AlreadyExists);
+
+  DeviceAllocatorRegistry registry(/*registerHostAllocator=*/false);
+  ASSERT_TRUE(registry.registerAllocator(pinned).ok());
+  ASSERT_TRUE(registry.registerAllocator(allocator).ok());
+  const etcopy_arena_desc descs[] = {{ETCOPY_DEVICE_CPU, 0, 512, 256},
+                                     {ETCOPY_DEVICE_CUDA, 1, 256, 256},
+                                     {ETCOPY_DEVICE_CPU, 0, 0, 256},
+                                     {ETCOPY_DEVICE_CPU, 0, 128, 256}};
+  {
+    Expected<std::vector<DeviceBuffer>> arenas =
+        allocateArenas(registry, etcopy_function_arenas{4, descs});
+    ASSERT_TRUE(arenas) << arenas.error().toString();
+    EXPECT_EQ(state.mallocHostCalls, 2);
+    EXPECT_EQ(state.liveHost.count((*arenas)[0].data()), 1u);
+    EXPECT_EQ(state.liveHost.count((*arenas)[3].data()), 1u);
+    EXPECT_EQ((*arenas)[0].getAllocator(), pinned.get());
+
+    // Every CPU buffer of the registry is pinned.
+    Expected<DeviceBuffer> input =
+        makeDeviceInput(registry, DeviceKind::CPU, 0, descs, sizeof(descs));
+    ASSERT_TRUE(input) << input.error().toString();
+    EXPECT_EQ(state.liveHost.count(input->data()), 1u);
+  }
+  EXPECT_TRUE(state.liveHost.empty());
+  EXPECT_EQ(state.freeHostCalls, 3);
+
+  // All-or-nothing: the failing second pinned arena frees the first one
+  // and the CUDA one.
+  state.failMallocHostCall = state.mallocHostCalls + 1;
+  Expected<std::vector<DeviceBuffer>> arenas =
+      allocateArenas(registry, etcopy_function_arenas{4, descs});
+  ASSERT_FALSE(arenas);
+  EXPECT_EQ(arenas.error().code(), ErrorCode::OutOfMemory);
+  EXPECT_CONTAINS(arenas.error().message(),
+                  "arena #3 (128 bytes on cpu:0): cudaMallocHost(128 bytes) "
+                  "failed: cudaErrorMemoryAllocation");
+  EXPECT_EQ(state.mallocHostCalls, 5);
+  EXPECT_TRUE(state.liveHost.empty());
+  EXPECT_TRUE(state.live.empty());
+}
+
+TEST_F(FakeCudaTest, HostRegistrationLifetime) {
+  std::vector<char> memory(8192);
+  {
+    Expected<HostRegistration> registration = HostRegistration::create(
+        makeFakeApi(), memory.data(), 4096, HostRegisterFlags::Portable);
+    ASSERT_TRUE(registration) << registration.error().toString();
+    EXPECT_EQ(state.lastRegisterFlags, 1u);
+    EXPECT_EQ(state.registered.at(memory.data()), 4096u);
+    EXPECT_TRUE(registration->isRegistered());
+    EXPECT_EQ(registration->data(), memory.data());
+    EXPECT_EQ(registration->size(), 4096u);
+    EXPECT_EQ(registration->flags(), HostRegisterFlags::Portable);
+
+    // Moving transfers the registration and unregisters nothing.
+    HostRegistration moved = std::move(*registration);
+    EXPECT_FALSE(registration->isRegistered());
+    EXPECT_EQ(registration->data(), nullptr);
+    EXPECT_EQ(registration->size(), 0u);
+    EXPECT_EQ(state.registered.size(), 1u);
+
+    // Move assignment unregisters the range it replaces.
+    Expected<HostRegistration> second =
+        HostRegistration::create(makeFakeApi(), memory.data() + 4096, 4096);
+    ASSERT_TRUE(second) << second.error().toString();
+    EXPECT_EQ(state.lastRegisterFlags, 0u);
+    EXPECT_EQ(state.registered.size(), 2u);
+    moved = std::move(*second);
+    EXPECT_EQ(state.registered.size(), 1u);
+    EXPECT_EQ(state.registered.count(memory.data() + 4096), 1u);
+    EXPECT_EQ(moved.data(), memory.data() + 4096);
+  }
+  // The destructor unregistered the last one.
+  EXPECT_TRUE(state.registered.empty());
+
+  Expected<HostRegistration> again =
+      HostRegistration::create(makeFakeApi(), memory.data(), 8192);
+  ASSERT_TRUE(again);
+  EXPECT_TRUE(again->reset().ok());
+  EXPECT_TRUE(state.registered.empty());
+  EXPECT_FALSE(again->isRegistered());
+  EXPECT_TRUE(again->reset().ok()); // Nothing left to unregister.
+}
+
+TEST_F(FakeCudaTest, HostRegistrationArgumentErrors) {
+  char memory[64];
+  Expected<HostRegistration> null =
+      HostRegistration::create(makeFakeApi(), nullptr, 64);
+  ASSERT_FALSE(null);
+  EXPECT_EQ(null.error().code(), ErrorCode::InvalidArgument);
+  EXPECT_CONTAINS(null.error().message(),
+                  "cannot register 64 bytes of host memory at a null pointer");
+
+  Expected<HostRegistration> empty =
+      HostRegistration::create(makeFakeApi(), memory, 0);
+  ASSERT_FALSE(empty);
+  EXPECT_EQ(empty.error().code(), ErrorCode::InvalidArgument);
+  EXPECT_CONTAINS(empty.error().message(), "empty range");
+
+  Expected<HostRegistration> mapped = HostRegistration::create(
+      makeFakeApi(), memory, 64, static_cast<HostRegisterFlags>(2));
+  ASSERT_FALSE(mapped);
+  EXPECT_EQ(mapped.error().code(), ErrorCode::InvalidArgument);
+  EXPECT_CONTAINS(mapped.error().message(),
+                  "invalid host registration flags 2");
+  EXPECT_CONTAINS(mapped.error().message(), "cudaHostRegisterPortable (1)");
+  EXPECT_EQ(state.hostRegisterCalls, 0);
+
+  // The factories check the arguments before they load anything.
+  Expected<HostRegistration> early =
+      makeHostRegistration("libetcopy-no-such-library.so", nullptr, 64);
+  ASSERT_FALSE(early);
+  EXPECT_EQ(early.error().code(), ErrorCode::InvalidArgument);
+  Expected<HostRegistration> late =
+      makeHostRegistration("libetcopy-no-such-library.so", memory, 64);
+  ASSERT_FALSE(late);
+  EXPECT_EQ(late.error().code(), ErrorCode::Unavailable);
+  EXPECT_CONTAINS(late.error().message(), "libetcopy-no-such-library.so");
+}
+
+TEST_F(FakeCudaTest, HostRegistrationOverlapsAreReported) {
+  std::vector<char> memory(8192);
+  Expected<HostRegistration> first =
+      HostRegistration::create(makeFakeApi(), memory.data(), 4096);
+  ASSERT_TRUE(first);
+  for (std::size_t offset : {0u, 2048u}) {
+    Expected<HostRegistration> clash =
+        HostRegistration::create(makeFakeApi(), memory.data() + offset, 4096);
+    ASSERT_FALSE(clash) << offset;
+    EXPECT_EQ(clash.error().code(), ErrorCode::AlreadyExists);
+    EXPECT_CONTAINS(clash.error().message(), "cudaHostRegister(0x");
+    EXPECT_CONTAINS(clash.error().message(),
+                    "4096 bytes, cudaHostRegisterDefault) failed: "
+                    "cudaErrorHostMemoryAlreadyRegistered");
+  }
+  EXPECT_EQ(state.registered.size(), 1u);
+
+  state.hostRegisterStatus = 2;
+  Expected<HostRegistration> oom =
+      HostRegistration::create(makeFakeApi(), memory.data() + 4096, 16);
+  ASSERT_FALSE(oom);
+  EXPECT_EQ(oom.error().code(), ErrorCode::OutOfMemory);
+}
+
+TEST_F(FakeCudaTest, HostRegistrationReportsUnregisterFailures) {
+  std::vector<char> memory(4096);
+  Expected<HostRegistration> registration =
+      HostRegistration::create(makeFakeApi(), memory.data(), 4096);
+  ASSERT_TRUE(registration);
+  state.hostUnregisterStatus = 713;
+  Error err = registration->reset();
+  EXPECT_EQ(err.code(), ErrorCode::NotFound);
+  EXPECT_CONTAINS(err.message(), "cudaHostUnregister(0x");
+  EXPECT_CONTAINS(err.message(), ") of 4096 registered bytes failed: "
+                                 "cudaErrorHostMemoryNotRegistered");
+  EXPECT_FALSE(registration->isRegistered());
+  // The fake kept the range; release it for the leak check.
+  state.hostUnregisterStatus = 0;
+  EXPECT_EQ(fakeHostUnregister(memory.data()), 0);
 }
 
 //===----------------------------------------------------------------------===//
@@ -791,7 +1228,7 @@ TEST(SimulatorProcessTest, SharesAnAlreadyLoadedSimulator) {
 TEST(SimulatorProcessTest, LeakedMemoryFailsTheProcess) {
   REQUIRE_SIMULATOR();
   // Guards the other tests' meaning: the simulator's exit-time leak check
-  // really makes a process with live device memory exit 1.
+  // really makes a process with live device or pinned host memory exit 1.
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   EXPECT_EXIT(runAndExit([]() -> std::string {
                 ::setenv("ETCOPY_CUDA_SIM_LEAK_CHECK", "1", 1);
@@ -802,9 +1239,391 @@ TEST(SimulatorProcessTest, LeakedMemoryFailsTheProcess) {
                 Expected<void *> ptr = (*sim)->allocate(32, 0, 256);
                 if (!ptr)
                   return ptr.error().toString();
+                Expected<std::shared_ptr<PinnedHostAllocator>> pinned =
+                    makeSimulatorPinnedHostAllocator();
+                if (!pinned)
+                  return pinned.error().toString();
+                Expected<void *> host = (*pinned)->allocate(48, 0, 64);
+                if (!host)
+                  return host.error().toString();
                 return "";
               }),
-              ::testing::ExitedWithCode(1), "leak");
+              ::testing::ExitedWithCode(1),
+              "leak: 1 device allocation\\(s\\), 32 bytes.*"
+              "leak: 1 pinned host allocation\\(s\\), 48 bytes");
+}
+
+//===----------------------------------------------------------------------===//
+// Pinned host memory on the CUDA simulator
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// The simulator's cudaPointerGetAttributes(ptr).type (a cudaMemoryType), or
+/// -1 when it cannot say.
+int memoryType(const CudaApi &api, const void *ptr) {
+#ifdef ETCOPY_HAVE_CUDA_SIM
+  void *library = ::dlopen(api.origin.c_str(), RTLD_NOW | RTLD_NOLOAD);
+  if (!library)
+    return -1;
+  auto getAttributes =
+      reinterpret_cast<cudaError_t (*)(cudaPointerAttributes *, const void *)>(
+          ::dlsym(library, "cudaPointerGetAttributes"));
+  cudaPointerAttributes attributes;
+  int type = getAttributes && getAttributes(&attributes, ptr) == cudaSuccess
+                 ? attributes.type
+                 : -1;
+  ::dlclose(library);
+  return type;
+#else
+  (void)api;
+  (void)ptr;
+  return -1;
+#endif
+}
+
+// cudaMemoryType values.
+constexpr int kUnregistered = 0;
+constexpr int kHostMemory = 1;
+constexpr int kDeviceMemory = 2;
+
+class PinnedSimulatorTest : public SimulatorTest {
+protected:
+  void SetUp() override {
+    SimulatorTest::SetUp();
+    if (IsSkipped() || HasFatalFailure())
+      return;
+    Expected<std::shared_ptr<PinnedHostAllocator>> made =
+        makeSimulatorPinnedHostAllocator();
+    ASSERT_TRUE(made) << made.error().toString();
+    pinned = std::move(*made);
+  }
+
+  std::shared_ptr<PinnedHostAllocator> pinned;
+};
+
+/// A registry with the simulator's pinned host and CUDA allocators.
+std::string makePinnedRegistry(DeviceAllocatorRegistry &registry) {
+  Expected<std::shared_ptr<PinnedHostAllocator>> pinned =
+      makeSimulatorPinnedHostAllocator();
+  if (!pinned)
+    return pinned.error().toString();
+  Expected<std::shared_ptr<CudaAllocator>> cuda = makeSimulatorAllocator();
+  if (!cuda)
+    return cuda.error().toString();
+  if (Error err = registry.registerAllocator(*pinned))
+    return err.toString();
+  if (Error err = registry.registerAllocator(*cuda))
+    return err.toString();
+  return "";
+}
+
+} // namespace
+
+TEST_F(PinnedSimulatorTest, ArenasAndBuffersArePinned) {
+  REQUIRE_TWO_DEVICES();
+  // One simulated machine for both allocators.
+  EXPECT_EQ(pinned->getApi().mallocHostFn, allocator->getApi().mallocHostFn);
+
+  DeviceAllocatorRegistry registry(/*registerHostAllocator=*/false);
+  ASSERT_TRUE(registry.registerAllocator(pinned).ok());
+  ASSERT_TRUE(registry.registerAllocator(allocator).ok());
+  const etcopy_arena_desc descs[] = {{ETCOPY_DEVICE_CPU, 0, 4096, 256},
+                                     {ETCOPY_DEVICE_CUDA, 0, 4096, 256},
+                                     {ETCOPY_DEVICE_CUDA, 1, 4096, 256}};
+  Expected<std::vector<DeviceBuffer>> arenas =
+      allocateArenas(registry, etcopy_function_arenas{3, descs});
+  ASSERT_TRUE(arenas) << arenas.error().toString();
+  DeviceBuffer &host = (*arenas)[0];
+  std::vector<float> pageable(1024);
+  EXPECT_EQ(memoryType(pinned->getApi(), host.data()), kHostMemory);
+  EXPECT_EQ(memoryType(pinned->getApi(), (*arenas)[1].data()), kDeviceMemory);
+  EXPECT_EQ(memoryType(pinned->getApi(), pageable.data()), kUnregistered);
+
+  // Pinned host arena -> cuda:0 -> cuda:1 through the host arena -> back.
+  float *values = static_cast<float *>(host.data());
+  std::iota(values, values + 1024, 0.25f);
+  std::vector<float> expected(values, values + 1024);
+  ASSERT_TRUE(
+      allocator->copyHostToDevice((*arenas)[1].data(), values, 4096, 0).ok());
+  std::fill(values, values + 1024, -1.0f);
+  ASSERT_TRUE(readDeviceOutput((*arenas)[1], values, 4096).ok());
+  ASSERT_TRUE(
+      allocator->copyHostToDevice((*arenas)[2].data(), values, 4096, 1).ok());
+  ASSERT_TRUE(readDeviceOutput((*arenas)[2], pageable.data(), 4096).ok());
+  EXPECT_EQ(pageable, expected);
+
+  // Any CPU buffer of the registry is pinned too.
+  Expected<DeviceBuffer> input =
+      makeDeviceInput(registry, DeviceKind::CPU, 0, pageable.data(), 4096);
+  ASSERT_TRUE(input) << input.error().toString();
+  EXPECT_EQ(memoryType(pinned->getApi(), input->data()), kHostMemory);
+  EXPECT_EQ(std::memcmp(input->data(), expected.data(), 4096), 0);
+}
+
+TEST_F(PinnedSimulatorTest, RegistrationPinsCallerMemory) {
+  std::vector<char> memory(8192);
+  const CudaApi &api = pinned->getApi();
+  {
+    Expected<HostRegistration> registration = makeSimulatorHostRegistration(
+        memory.data(), 4096, HostRegisterFlags::Portable);
+    ASSERT_TRUE(registration) << registration.error().toString();
+    EXPECT_EQ(memoryType(api, memory.data()), kHostMemory);
+    EXPECT_EQ(memoryType(api, memory.data() + 4095), kHostMemory);
+    EXPECT_EQ(memoryType(api, memory.data() + 4096), kUnregistered);
+
+    for (std::size_t offset : {0u, 2048u}) {
+      Expected<HostRegistration> clash =
+          makeSimulatorHostRegistration(memory.data() + offset, 4096);
+      ASSERT_FALSE(clash) << offset;
+      EXPECT_EQ(clash.error().code(), ErrorCode::AlreadyExists);
+      EXPECT_CONTAINS(clash.error().message(), "cudaHostRegister(0x");
+      EXPECT_CONTAINS(clash.error().message(),
+                      "cudaErrorHostMemoryAlreadyRegistered");
+    }
+    EXPECT_TRUE(registration->reset().ok());
+    EXPECT_EQ(memoryType(api, memory.data()), kUnregistered);
+  }
+
+  // The destructor unregisters: the range can be registered again after.
+  {
+    Expected<HostRegistration> whole =
+        makeSimulatorHostRegistration(memory.data(), memory.size());
+    ASSERT_TRUE(whole) << whole.error().toString();
+  }
+  EXPECT_EQ(memoryType(api, memory.data()), kUnregistered);
+  Expected<HostRegistration> again =
+      makeSimulatorHostRegistration(memory.data(), memory.size());
+  ASSERT_TRUE(again) << again.error().toString();
+
+  // Memory that is pinned already cannot be registered.
+  Expected<void *> ptr = pinned->allocate(4096, 0, 4096);
+  ASSERT_TRUE(ptr) << ptr.error().toString();
+  Expected<HostRegistration> pinnedTwice =
+      HostRegistration::create(api, *ptr, 4096);
+  ASSERT_FALSE(pinnedTwice);
+  EXPECT_CONTAINS(pinnedTwice.error().message(), "cudaHostRegister(0x");
+  EXPECT_TRUE(pinned->deallocate(*ptr, 0).ok());
+
+  Expected<HostRegistration> empty =
+      makeSimulatorHostRegistration(memory.data(), 0);
+  ASSERT_FALSE(empty);
+  EXPECT_EQ(empty.error().code(), ErrorCode::InvalidArgument);
+}
+
+TEST_F(PinnedSimulatorTest, PinnedCopiesDoNotBlockTheHost) {
+  // The simulator's timing model (docs/CudaSimulator.md): an asynchronous
+  // copy from pageable memory is staged by the driver and holds the host
+  // until it ends; one from pinned memory only costs the launch, and moves
+  // the data at PCIe speed.
+  void *library =
+      ::dlopen(allocator->getApi().origin.c_str(), RTLD_NOW | RTLD_NOLOAD);
+  ASSERT_NE(library, nullptr);
+  auto reset = reinterpret_cast<void (*)()>(
+      ::dlsym(library, "etcopy_cuda_sim_reset_modelled_time"));
+  auto now = reinterpret_cast<unsigned long long (*)()>(
+      ::dlsym(library, "etcopy_cuda_sim_modelled_time_ns"));
+  ::dlclose(library);
+  ASSERT_TRUE(reset && now);
+  const CudaApi &api = allocator->getApi();
+  void *stream = nullptr;
+  ASSERT_EQ(api.streamCreateFn(&stream), 0);
+
+  constexpr std::size_t kBytes = 16 << 20;
+  Expected<DeviceBuffer> device =
+      DeviceBuffer::allocate(allocator, 0, kBytes, 256);
+  Expected<DeviceBuffer> pinnedHost =
+      DeviceBuffer::allocate(pinned, 0, kBytes, 4096);
+  ASSERT_TRUE(device && pinnedHost);
+  std::vector<char> pageableHost(kBytes, 1);
+  std::memset(pinnedHost->data(), 1, kBytes);
+
+  /// Host time to enqueue the copy, and until it has completed.
+  auto timeCopy = [&](const void *host) {
+    EXPECT_TRUE(allocator->synchronize(0).ok());
+    reset();
+    EXPECT_TRUE(
+        allocator->copyHostToDevice(device->data(), host, kBytes, 0, stream)
+            .ok());
+    unsigned long long enqueued = now();
+    EXPECT_TRUE(allocator->synchronize(0, stream).ok());
+    return std::make_pair(enqueued, now());
+  };
+  auto [pinnedEnqueue, pinnedDone] = timeCopy(pinnedHost->data());
+  auto [pageableEnqueue, pageableDone] = timeCopy(pageableHost.data());
+  EXPECT_LT(pinnedEnqueue * 100, pageableEnqueue)
+      << "pinned " << pinnedEnqueue << " ns, pageable " << pageableEnqueue
+      << " ns";
+  EXPECT_LT(pinnedDone * 3, pageableDone)
+      << "pinned " << pinnedDone << " ns, pageable " << pageableDone << " ns";
+  EXPECT_EQ(api.streamDestroyFn(stream), 0);
+}
+
+TEST(SimulatorProcessTest, PinnedCopiesCountAsPinned) {
+  REQUIRE_SIMULATOR();
+  // The statistics are printed at exit: read them from a fresh process.
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      runAndExit([]() -> std::string {
+        ::setenv("ETCOPY_CUDA_SIM_STATS", "1", 1);
+        DeviceAllocatorRegistry registry(/*registerHostAllocator=*/false);
+        if (std::string failure = makePinnedRegistry(registry);
+            !failure.empty())
+          return failure;
+        const etcopy_arena_desc descs[] = {{ETCOPY_DEVICE_CPU, 0, 4096, 256},
+                                           {ETCOPY_DEVICE_CUDA, 0, 4096, 256},
+                                           {ETCOPY_DEVICE_CUDA, 1, 4096, 256}};
+        Expected<std::vector<DeviceBuffer>> arenas =
+            allocateArenas(registry, etcopy_function_arenas{3, descs});
+        if (!arenas)
+          return arenas.error().toString();
+        Expected<std::shared_ptr<DeviceAllocator>> cuda =
+            registry.lookup(DeviceKind::CUDA);
+        Expected<CudaApi> api = CudaApi::loadSimulator();
+        if (!cuda || !api)
+          return "no CUDA allocator or simulator";
+        void *host = (*arenas)[0].data();
+        std::memset(host, 7, 4096);
+        std::vector<char> registered(2048, 1), pageable(1024, 2);
+        Expected<HostRegistration> registration = HostRegistration::create(
+            *api, registered.data(), registered.size());
+        if (!registration)
+          return registration.error().toString();
+        void *stream = nullptr;
+        if (api->streamCreateFn(&stream) != 0)
+          return "cudaStreamCreate failed";
+        // h2d_pinned: the arena on a stream and synchronously, the
+        // registered vector; d2h_pinned: back into the arena;
+        // h2d_pageable: the plain vector.
+        DeviceAllocator &device = **cuda;
+        Error errors[] = {
+            device.copyHostToDevice((*arenas)[1].data(), host, 4096, 0, stream),
+            device.synchronize(0, stream),
+            device.copyHostToDevice((*arenas)[2].data(), host, 4096, 1),
+            device.copyDeviceToHost(host, (*arenas)[2].data(), 4096, 1),
+            device.copyHostToDevice((*arenas)[1].data(), registered.data(),
+                                    registered.size(), 0),
+            device.copyHostToDevice((*arenas)[1].data(), pageable.data(),
+                                    pageable.size(), 0),
+            registration->reset(),
+        };
+        for (const Error &err : errors)
+          if (err)
+            return err.toString();
+        if (api->streamDestroyFn(stream) != 0)
+          return "cudaStreamDestroy failed";
+        return "";
+      }),
+      ::testing::ExitedWithCode(0),
+      "copies: pinned=4 pinned_bytes=14336 pageable=1 pageable_bytes=1024 "
+      ".*h2d_pinned=3 h2d_pinned_bytes=10240 h2d_pageable=1 "
+      "h2d_pageable_bytes=1024 d2h_pinned=1 d2h_pinned_bytes=4096 "
+      "d2h_pageable=0 ");
+}
+
+TEST(SimulatorProcessTest, InjectedPinnedAllocationFailure) {
+  REQUIRE_SIMULATOR();
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      runAndExit([]() -> std::string {
+        ::setenv("ETCOPY_CUDA_SIM_FAIL", "host-alloc:2", 1);
+        DeviceAllocatorRegistry registry(/*registerHostAllocator=*/false);
+        if (std::string failure = makePinnedRegistry(registry);
+            !failure.empty())
+          return failure;
+        // The second cudaMallocHost fails: the first pinned arena and the
+        // CUDA arena are freed (the leak check would fail the process).
+        const etcopy_arena_desc descs[] = {{ETCOPY_DEVICE_CPU, 0, 256, 256},
+                                           {ETCOPY_DEVICE_CUDA, 0, 512, 256},
+                                           {ETCOPY_DEVICE_CPU, 0, 1024, 256}};
+        Expected<std::vector<DeviceBuffer>> arenas =
+            allocateArenas(registry, etcopy_function_arenas{3, descs});
+        if (arenas)
+          return "the second pinned allocation did not fail";
+        if (arenas.error().code() != ErrorCode::OutOfMemory ||
+            arenas.error().message().find(
+                "arena #2 (1024 bytes on cpu:0): cudaMallocHost(1024 bytes) "
+                "failed: cudaErrorMemoryAllocation") == std::string::npos)
+          return "unexpected error: " + arenas.error().toString();
+        // Later allocations succeed again.
+        Expected<std::vector<DeviceBuffer>> again =
+            allocateArenas(registry, etcopy_function_arenas{3, descs});
+        if (!again)
+          return "allocation after the injected failure: " +
+                 again.error().toString();
+        return "";
+      }),
+      ::testing::ExitedWithCode(0), "");
+}
+
+TEST(SimulatorProcessTest, InjectedHostFreeAndRegistrationFailures) {
+  REQUIRE_SIMULATOR();
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      runAndExit([]() -> std::string {
+        // host-alloc calls: 1 cudaMallocHost, 2 cudaFreeHost (fails),
+        // 3 cudaFreeHost, 4 cudaHostRegister (fails), 5 cudaHostRegister,
+        // 6 cudaHostUnregister (fails), 7 cudaHostRegister, 8
+        // cudaHostUnregister.
+        ::setenv("ETCOPY_CUDA_SIM_FAIL",
+                 "host-alloc:2,host-alloc:4,host-alloc:6", 1);
+        Expected<std::shared_ptr<PinnedHostAllocator>> pinned =
+            makeSimulatorPinnedHostAllocator();
+        if (!pinned)
+          return pinned.error().toString();
+        auto expectFailure = [](const Error &err, ErrorCode code,
+                                const char *call,
+                                const char *cudaError) -> std::string {
+          if (err.code() != code ||
+              err.message().find(call) == std::string::npos ||
+              err.message().find(cudaError) == std::string::npos)
+            return std::string("expected ") + call + " to fail with " +
+                   cudaError + ", got " + err.toString();
+          return "";
+        };
+        Expected<void *> ptr = (*pinned)->allocate(64, 0, 64);
+        if (!ptr)
+          return ptr.error().toString();
+        std::string failure = expectFailure(
+            (*pinned)->deallocate(*ptr, 0), ErrorCode::DeviceError,
+            "cudaFreeHost(0x", "cudaErrorInvalidValue");
+        if (!failure.empty())
+          return failure;
+        // Still allocated: this free succeeds and the leak check passes.
+        if (Error err = (*pinned)->deallocate(*ptr, 0))
+          return "second cudaFreeHost: " + err.toString();
+
+        const CudaApi &api = (*pinned)->getApi();
+        std::vector<char> memory(4096);
+        Expected<HostRegistration> failed =
+            HostRegistration::create(api, memory.data(), memory.size());
+        if (failed)
+          return "the injected cudaHostRegister failure was not reported";
+        failure =
+            expectFailure(failed.error(), ErrorCode::OutOfMemory,
+                          "cudaHostRegister(0x", "cudaErrorMemoryAllocation");
+        if (!failure.empty())
+          return failure;
+        // Nothing was registered: registering the range works.
+        Expected<HostRegistration> registration =
+            HostRegistration::create(api, memory.data(), memory.size());
+        if (!registration)
+          return registration.error().toString();
+        failure =
+            expectFailure(registration->reset(), ErrorCode::DeviceError,
+                          "cudaHostUnregister(0x", "cudaErrorInvalidValue");
+        if (!failure.empty())
+          return failure;
+        // The range is still registered, as the error said.
+        Expected<HostRegistration> clash =
+            HostRegistration::create(api, memory.data(), memory.size());
+        if (clash || clash.error().code() != ErrorCode::AlreadyExists)
+          return "the range is no longer registered";
+        if (api.hostUnregisterFn(memory.data()) != 0)
+          return "cudaHostUnregister failed";
+        return "";
+      }),
+      ::testing::ExitedWithCode(0), "");
 }
 
 //===----------------------------------------------------------------------===//
@@ -859,6 +1678,36 @@ TEST_F(RealCudaTest, RoundTripAndRestore) {
   EXPECT_TRUE(allocator->deallocate(*device, ordinal).ok());
   EXPECT_FALSE(allocator->allocate(64, 0, 512));
   EXPECT_FALSE(allocator->allocate(64, deviceCount, 256));
+}
+
+TEST_F(RealCudaTest, PinnedMemoryAndRegistrations) {
+  Expected<std::shared_ptr<PinnedHostAllocator>> pinned =
+      makePinnedHostAllocator(kCudartLibrary);
+  ASSERT_TRUE(pinned) << pinned.error().toString();
+  std::size_t nbytes = 1 << 20;
+  Expected<DeviceBuffer> host = DeviceBuffer::allocate(
+      *pinned, 0, nbytes, PinnedHostAllocator::kMaxAlignment);
+  ASSERT_TRUE(host) << host.error().toString();
+  Expected<DeviceBuffer> device =
+      DeviceBuffer::allocate(allocator, 0, nbytes, 256);
+  ASSERT_TRUE(device) << device.error().toString();
+  std::memset(host->data(), 0x5a, nbytes);
+  ASSERT_TRUE(
+      allocator->copyHostToDevice(device->data(), host->data(), nbytes, 0)
+          .ok());
+
+  std::vector<unsigned char> memory(2 * nbytes);
+  Expected<HostRegistration> registration = makeHostRegistration(
+      kCudartLibrary, memory.data(), nbytes, HostRegisterFlags::Portable);
+  ASSERT_TRUE(registration) << registration.error().toString();
+  Expected<HostRegistration> twice =
+      makeHostRegistration(kCudartLibrary, memory.data(), nbytes);
+  ASSERT_FALSE(twice);
+  EXPECT_EQ(twice.error().code(), ErrorCode::AlreadyExists)
+      << twice.error().toString();
+  ASSERT_TRUE(readDeviceOutput(*device, memory.data(), nbytes).ok());
+  EXPECT_EQ(memory[nbytes - 1], 0x5a);
+  EXPECT_TRUE(registration->reset().ok());
 }
 
 TEST(RealCudaWithoutDeviceTest, ReportsTheDriverError) {

@@ -4,7 +4,9 @@
 // runtime uses, resolved at run time (from the process, or from a dlopen'ed
 // library), so that the runtime builds without the CUDA toolkit and runs on
 // the real libcudart or on etcopy's CUDA simulator (libetcopy_cuda_sim.so)
-// alike. CudaAllocator implements DeviceAllocator on such a table.
+// alike. On such a table, CudaAllocator implements DeviceAllocator for CUDA
+// devices, PinnedHostAllocator implements it for the host with page-locked
+// memory, and HostRegistration page-locks memory the caller owns.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,6 +16,7 @@
 #include "etcopy/Runtime/DeviceAllocator.h"
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -26,6 +29,8 @@ struct CudaApi {
   /// cudaError_t values the runtime interprets.
   static constexpr int kSuccess = 0;               // cudaSuccess
   static constexpr int kErrorMemoryAllocation = 2; // cudaErrorMemoryAllocation
+  static constexpr int kErrorHostMemoryAlreadyRegistered = 712;
+  static constexpr int kErrorHostMemoryNotRegistered = 713;
   /// cudaMemcpyKind values.
   static constexpr int kMemcpyHostToDevice = 1;
   static constexpr int kMemcpyDeviceToHost = 2;
@@ -48,6 +53,13 @@ struct CudaApi {
   int (*deviceSynchronizeFn)() = nullptr;
   int (*streamCreateFn)(void **stream) = nullptr;
   int (*streamDestroyFn)(void *stream) = nullptr;
+  // Page-locked host memory: PinnedHostAllocator needs the first two,
+  // HostRegistration the last two.
+  int (*mallocHostFn)(void **ptr, std::size_t size) = nullptr;
+  int (*freeHostFn)(void *ptr) = nullptr;
+  int (*hostRegisterFn)(void *ptr, std::size_t size,
+                        unsigned int flags) = nullptr;
+  int (*hostUnregisterFn)(void *ptr) = nullptr;
 
   /// Where the symbols came from: a library path, or "<process>".
   std::string origin;
@@ -61,6 +73,16 @@ struct CudaApi {
   /// the normal search path) and resolves the symbols in it. The library is
   /// never closed. Unavailable with dlerror()'s text on failure.
   ETCOPY_RUNTIME_EXPORT static Expected<CudaApi> load(const char *libraryPath);
+
+  /// The CUDA simulator's table. The library is
+  /// 1. $ETCOPY_CUDA_SIM_LIBRARY, when set (and then only that);
+  /// 2. the libetcopy_cuda_sim.so the process has already loaded, if any, so
+  ///    that everyone shares one simulated machine;
+  /// 3. libetcopy_cuda_sim.so in the directory holding libEtCopyRuntime.so
+  ///    itself (found with dladdr), i.e. build/lib or the install's lib/;
+  /// 4. libetcopy_cuda_sim.so through the default dlopen search.
+  /// Unavailable listing the attempts when none loads.
+  ETCOPY_RUNTIME_EXPORT static Expected<CudaApi> loadSimulator();
 
   /// InvalidArgument naming the first null required entry point.
   ETCOPY_RUNTIME_EXPORT Error checkComplete() const;
@@ -123,16 +145,146 @@ inline constexpr const char *kCudaSimulatorLibraryName =
 ETCOPY_RUNTIME_EXPORT Expected<std::shared_ptr<CudaAllocator>>
 makeCudaAllocator(const char *libraryPath = nullptr);
 
-/// A CudaAllocator over the CUDA simulator. The library is
-/// 1. $ETCOPY_CUDA_SIM_LIBRARY, when set (and then only that);
-/// 2. the libetcopy_cuda_sim.so the process has already loaded, if any, so
-///    that everyone shares one simulated machine;
-/// 3. libetcopy_cuda_sim.so in the directory holding libEtCopyRuntime.so
-///    itself (found with dladdr), i.e. build/lib or the install's lib/;
-/// 4. libetcopy_cuda_sim.so through the default dlopen search.
-/// Unavailable listing the attempts when none loads.
+/// A CudaAllocator over the CUDA simulator (CudaApi::loadSimulator()).
 ETCOPY_RUNTIME_EXPORT Expected<std::shared_ptr<CudaAllocator>>
 makeSimulatorAllocator();
+
+//===----------------------------------------------------------------------===//
+// Pinned (page-locked) host memory
+//===----------------------------------------------------------------------===//
+
+/// A DeviceAllocator for DeviceKind::CPU whose memory is page-locked:
+/// cudaMallocHost / cudaFreeHost. Copies between such memory and a device
+/// run at full PCIe bandwidth, and cudaMemcpyAsync from or to it returns
+/// without waiting, where pageable memory is staged by the driver and
+/// blocks the host. Registered in a registry in place of the HostAllocator,
+/// it makes every CPU allocation through the registry pinned, CPU arenas
+/// (allocateArenas) included.
+///
+/// - One device, ordinal 0 (InvalidArgument otherwise), as HostAllocator.
+/// - `alignment` must be a power of two no greater than kMaxAlignment, the
+///   page size: cudaMallocHost page-locks whole pages and returns page-aligned
+///   memory. Every pointer is checked against the requested alignment (a
+///   misaligned one is freed and reported as DeviceError). Zero bytes give
+///   nullptr without a CUDA call.
+/// - Copies are host-to-host memmoves (streams are ignored, as for
+///   HostAllocator); synchronize does nothing.
+/// - Failures name the call: "cudaMallocHost(4096 bytes) failed:
+///   cudaErrorMemoryAllocation (out of memory)" is OutOfMemory, any other
+///   failing call DeviceError.
+/// - Pinning is expensive and page-locked allocation synchronizes
+///   implicitly: allocate pinned buffers once and reuse them, rather than
+///   per call.
+/// - With unified addressing (every 64-bit CUDA platform) the memory is
+///   pinned for every device, whichever is current when it is allocated.
+class ETCOPY_RUNTIME_EXPORT PinnedHostAllocator final : public DeviceAllocator {
+public:
+  /// The largest alignment accepted: the page size cudaMallocHost aligns to.
+  static constexpr std::size_t kMaxAlignment = 4096;
+
+  /// An allocator on `api`: InvalidArgument if the table is incomplete,
+  /// Unavailable if it lacks cudaMallocHost or cudaFreeHost.
+  static Expected<std::shared_ptr<PinnedHostAllocator>> create(CudaApi api);
+
+  DeviceKind kind() const override { return DeviceKind::CPU; }
+  Expected<int> getDeviceCount() override { return 1; }
+  Expected<void *> allocate(std::size_t nbytes, int ordinal,
+                            std::size_t alignment) override;
+  Error deallocate(void *ptr, int ordinal) override;
+  Error copyHostToDevice(void *dst, const void *src, std::size_t nbytes,
+                         int ordinal, void *stream = nullptr) override;
+  Error copyDeviceToHost(void *dst, const void *src, std::size_t nbytes,
+                         int ordinal, void *stream = nullptr) override;
+  Error synchronize(int ordinal, void *stream = nullptr) override;
+
+  const CudaApi &getApi() const { return api; }
+
+private:
+  explicit PinnedHostAllocator(CudaApi api) : api(std::move(api)) {}
+
+  CudaApi api;
+};
+
+/// A PinnedHostAllocator over CudaApi::load(libraryPath), or over
+/// CudaApi::fromProcess() when `libraryPath` is null.
+ETCOPY_RUNTIME_EXPORT Expected<std::shared_ptr<PinnedHostAllocator>>
+makePinnedHostAllocator(const char *libraryPath = nullptr);
+
+/// A PinnedHostAllocator over the CUDA simulator (CudaApi::loadSimulator()),
+/// the same simulated machine as makeSimulatorAllocator()'s.
+ETCOPY_RUNTIME_EXPORT Expected<std::shared_ptr<PinnedHostAllocator>>
+makeSimulatorPinnedHostAllocator();
+
+/// Flags of a host memory registration: the cudaHostRegister flags the
+/// runtime accepts, with their values. With unified addressing (every 64-bit
+/// CUDA platform) both give memory that every device sees as pinned and
+/// mapped; Portable says so on any platform.
+enum class HostRegisterFlags : uint32_t {
+  Default = ETCOPY_HOST_REGISTER_DEFAULT,   // cudaHostRegisterDefault
+  Portable = ETCOPY_HOST_REGISTER_PORTABLE, // cudaHostRegisterPortable
+};
+
+/// Page-locks a range of memory the caller owns (cudaHostRegister) for as
+/// long as the object lives, and unregisters it (cudaHostUnregister) when
+/// destroyed or reset. Copies from and to the range then run as from
+/// PinnedHostAllocator memory. Move-only: a moved-from registration is empty.
+///
+/// - The range must stay allocated while registered, and copies using it
+///   must have completed (synchronize their stream) before it is
+///   unregistered.
+/// - A null pointer, a zero size or unknown flags are InvalidArgument,
+///   checked before any CUDA call. A range that overlaps a registered one
+///   (registering twice included) is AlreadyExists, as CUDA reports it
+///   (cudaErrorHostMemoryAlreadyRegistered); other failures are
+///   OutOfMemory (cudaErrorMemoryAllocation) or DeviceError, naming the call.
+class ETCOPY_RUNTIME_EXPORT HostRegistration {
+public:
+  /// An empty registration.
+  HostRegistration() = default;
+
+  /// Registers [ptr, ptr + nbytes) with the CUDA runtime of `api`;
+  /// Unavailable if the table lacks cudaHostRegister or cudaHostUnregister.
+  static Expected<HostRegistration>
+  create(const CudaApi &api, void *ptr, std::size_t nbytes,
+         HostRegisterFlags flags = HostRegisterFlags::Default);
+
+  HostRegistration(HostRegistration &&other) noexcept;
+  /// Unregisters the current range, then takes over `other`'s.
+  HostRegistration &operator=(HostRegistration &&other) noexcept;
+  HostRegistration(const HostRegistration &) = delete;
+  HostRegistration &operator=(const HostRegistration &) = delete;
+  /// Unregisters the range; a failing cudaHostUnregister is ignored (use
+  /// reset() to observe it).
+  ~HostRegistration();
+
+  void *data() const { return ptr; }
+  std::size_t size() const { return nbytes; }
+  HostRegisterFlags flags() const { return registerFlags; }
+  /// True while a range is registered.
+  bool isRegistered() const { return ptr != nullptr; }
+
+  /// Unregisters the range now, leaving the registration empty, and reports
+  /// a failing cudaHostUnregister (the range may then still be registered).
+  Error reset();
+
+private:
+  CudaApi api;
+  void *ptr = nullptr;
+  std::size_t nbytes = 0;
+  HostRegisterFlags registerFlags = HostRegisterFlags::Default;
+};
+
+/// HostRegistration::create on CudaApi::load(libraryPath), or on
+/// CudaApi::fromProcess() when `libraryPath` is null. The arguments are
+/// checked before the library is loaded.
+ETCOPY_RUNTIME_EXPORT Expected<HostRegistration>
+makeHostRegistration(const char *libraryPath, void *ptr, std::size_t nbytes,
+                     HostRegisterFlags flags = HostRegisterFlags::Default);
+
+/// HostRegistration::create on the CUDA simulator (CudaApi::loadSimulator()).
+ETCOPY_RUNTIME_EXPORT Expected<HostRegistration> makeSimulatorHostRegistration(
+    void *ptr, std::size_t nbytes,
+    HostRegisterFlags flags = HostRegisterFlags::Default);
 
 } // namespace etcopy::runtime
 

@@ -6,8 +6,8 @@
 // DeviceAllocatorRegistry mapping each device kind to one allocator, the
 // move-only DeviceBuffer, and the helpers that allocate a compiled function's
 // memory-planned arenas and move the inputs/outputs of methods compiled with
-// skip-h2d / skip-d2h. The CUDA allocator lives in CudaApi.h. Nothing here
-// depends on LLVM or MLIR, and nothing throws.
+// skip-h2d / skip-d2h. The CUDA and pinned host allocators live in
+// CudaApi.h. Nothing here depends on LLVM or MLIR, and nothing throws.
 //
 //===----------------------------------------------------------------------===//
 
@@ -323,7 +323,8 @@ private:
 /// Allocates every arena of a compiled function on its device, in order:
 /// arena i is element i of the result, `size` bytes aligned to `alignment`.
 /// CPU arenas go through the registry's DeviceKind::CPU allocator like any
-/// other kind (the HostAllocator a registry has by default). All-or-nothing:
+/// other kind (the HostAllocator a registry has by default, or a
+/// PinnedHostAllocator registered in its place). All-or-nothing:
 /// on the first failure every arena allocated so far is freed and the error
 /// names the failing arena and its device.
 ETCOPY_RUNTIME_EXPORT Expected<std::vector<DeviceBuffer>>

@@ -270,6 +270,14 @@ etcopy_arena_set_pointers(const etcopy_arena_set *set, void *const **out);
 ETCOPY_RUNTIME_EXPORT etcopy_status
 etcopy_arena_set_destroy(etcopy_arena_set *set);
 
+//===- Registration of caller memory --------------------------------------===//
+
+// Flags of etcopy_host_register, with the values of cudaHostRegister's. With
+// unified addressing (every 64-bit CUDA platform) both give memory that every
+// device sees as pinned; PORTABLE says so on any platform.
+#define ETCOPY_HOST_REGISTER_DEFAULT 0u
+#define ETCOPY_HOST_REGISTER_PORTABLE 1u
+
 //===- Method signatures --------------------------------------------------===//
 
 // Checks every entry of `signature` (kind, device kind, ordinal, rank, element

@@ -3,7 +3,8 @@
 // Implements the C++ host runtime: errors and device kinds, the host
 // allocator, the allocator registry, device buffers, arena allocation and the
 // skip-h2d/skip-d2h helpers, the run-time resolved CUDA Runtime API table,
-// the CUDA allocator on it, and the lookup of the CUDA simulator library.
+// the lookup of the CUDA simulator library, and what is built on the table:
+// the CUDA allocator, the pinned host allocator and host registrations.
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,6 +12,8 @@
 #include "etcopy/Runtime/CudaApi.h"
 
 #include <cerrno>
+#include <cinttypes>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <dlfcn.h>
@@ -214,28 +217,29 @@ Error HostAllocator::deallocate(void *ptr, int ordinal) {
   return Error::success();
 }
 
-Error HostAllocator::copyHostToDevice(void *dst, const void *src,
-                                      std::size_t nbytes, int ordinal,
-                                      void * /*stream*/) {
-  if (Error err = checkHostOrdinal(ordinal, "copyHostToDevice"))
+/// A copy by an allocator of host memory (HostAllocator,
+/// PinnedHostAllocator): a synchronous memmove on cpu:0.
+static Error copyHostMemory(void *dst, const void *src, std::size_t nbytes,
+                            int ordinal, const char *operation) {
+  if (Error err = checkHostOrdinal(ordinal, operation))
     return err;
-  if (Error err = checkCopyPointers(dst, src, nbytes, "copyHostToDevice"))
+  if (Error err = checkCopyPointers(dst, src, nbytes, operation))
     return err;
   if (nbytes != 0)
     std::memmove(dst, src, nbytes);
   return Error::success();
 }
 
+Error HostAllocator::copyHostToDevice(void *dst, const void *src,
+                                      std::size_t nbytes, int ordinal,
+                                      void * /*stream*/) {
+  return copyHostMemory(dst, src, nbytes, ordinal, "copyHostToDevice");
+}
+
 Error HostAllocator::copyDeviceToHost(void *dst, const void *src,
                                       std::size_t nbytes, int ordinal,
                                       void * /*stream*/) {
-  if (Error err = checkHostOrdinal(ordinal, "copyDeviceToHost"))
-    return err;
-  if (Error err = checkCopyPointers(dst, src, nbytes, "copyDeviceToHost"))
-    return err;
-  if (nbytes != 0)
-    std::memmove(dst, src, nbytes);
-  return Error::success();
+  return copyHostMemory(dst, src, nbytes, ordinal, "copyDeviceToHost");
 }
 
 Error HostAllocator::synchronize(int ordinal, void * /*stream*/) {
@@ -515,6 +519,10 @@ static std::vector<CudaSymbol> cudaSymbols(CudaApi &api) {
       {"cudaDeviceSynchronize", slot(api.deviceSynchronizeFn), false},
       {"cudaStreamCreate", slot(api.streamCreateFn), false},
       {"cudaStreamDestroy", slot(api.streamDestroyFn), false},
+      {"cudaMallocHost", slot(api.mallocHostFn), false},
+      {"cudaFreeHost", slot(api.freeHostFn), false},
+      {"cudaHostRegister", slot(api.hostRegisterFn), false},
+      {"cudaHostUnregister", slot(api.hostUnregisterFn), false},
   };
 }
 
@@ -574,16 +582,95 @@ Expected<CudaApi> CudaApi::load(const char *libraryPath) {
   return loadCudaLibrary(libraryPath, RTLD_NOW | RTLD_LOCAL);
 }
 
+static bool hasEntry(const CudaSymbol &symbol) {
+  void *address = nullptr;
+  std::memcpy(&address, symbol.slot, sizeof(address));
+  return address != nullptr;
+}
+
 Error CudaApi::checkComplete() const {
   CudaApi copy = *this;
-  for (const CudaSymbol &symbol : cudaSymbols(copy)) {
-    void *address = nullptr;
-    std::memcpy(&address, symbol.slot, sizeof(address));
-    if (symbol.required && !address)
+  for (const CudaSymbol &symbol : cudaSymbols(copy))
+    if (symbol.required && !hasEntry(symbol))
       return invalidArgument(std::string("CUDA API table from '") + origin +
                              "' has no entry for " + symbol.name);
-  }
   return Error::success();
+}
+
+/// Checks that `api` is complete and has the optional entry points `names`,
+/// which `user` needs: Unavailable naming the first one missing.
+static Error checkOptionalEntries(const CudaApi &api,
+                                  std::initializer_list<const char *> names,
+                                  const char *user) {
+  if (Error err = api.checkComplete())
+    return err;
+  CudaApi copy = api;
+  for (const CudaSymbol &symbol : cudaSymbols(copy))
+    for (const char *name : names)
+      if (std::strcmp(symbol.name, name) == 0 && !hasEntry(symbol))
+        return Error(ErrorCode::Unavailable,
+                     std::string("the CUDA Runtime API from '") + api.origin +
+                         "' has no " + name + ", which " + user + " needs");
+  return Error::success();
+}
+
+/// CudaApi::load(libraryPath), or CudaApi::fromProcess() for null.
+static Expected<CudaApi> loadCudaApi(const char *libraryPath) {
+  return libraryPath ? CudaApi::load(libraryPath) : CudaApi::fromProcess();
+}
+
+/// The directory holding this library (with a trailing '/'), or "".
+static std::string runtimeLibraryDirectory() {
+  Dl_info info;
+  if (!::dladdr(reinterpret_cast<void *>(&runtimeLibraryDirectory), &info) ||
+      !info.dli_fname)
+    return "";
+  std::string path = info.dli_fname;
+  std::size_t slash = path.rfind('/');
+  if (slash == std::string::npos)
+    return "";
+  return path.substr(0, slash + 1);
+}
+
+Expected<CudaApi> CudaApi::loadSimulator() {
+  if (const char *explicitPath = std::getenv("ETCOPY_CUDA_SIM_LIBRARY");
+      explicitPath && *explicitPath) {
+    Expected<CudaApi> api = CudaApi::load(explicitPath);
+    if (!api)
+      return Error(api.error().code(),
+                   api.error().message() + " (from ETCOPY_CUDA_SIM_LIBRARY)");
+    return api;
+  }
+
+  // A simulator the process already loaded (it links one, or compiled code
+  // was loaded with one) must be shared: a second copy, loaded from another
+  // directory, would be a second simulated machine whose pointers the first
+  // does not know.
+  Expected<CudaApi> loaded =
+      loadCudaLibrary(kCudaSimulatorLibraryName, RTLD_NOW | RTLD_NOLOAD);
+  if (loaded) {
+    Dl_info info;
+    if (::dladdr(reinterpret_cast<void *>(loaded->mallocFn), &info) &&
+        info.dli_fname)
+      loaded->origin = info.dli_fname;
+    return loaded;
+  }
+
+  std::vector<std::string> candidates;
+  std::string directory = runtimeLibraryDirectory();
+  if (!directory.empty())
+    candidates.push_back(directory + kCudaSimulatorLibraryName);
+  candidates.push_back(kCudaSimulatorLibraryName);
+  std::string attempts;
+  for (const std::string &candidate : candidates) {
+    Expected<CudaApi> api = CudaApi::load(candidate.c_str());
+    if (api)
+      return api;
+    attempts += "\n  " + api.error().message();
+  }
+  return Error(ErrorCode::Unavailable,
+               std::string("cannot load the CUDA simulator ") +
+                   kCudaSimulatorLibraryName + ":" + attempts);
 }
 
 //===----------------------------------------------------------------------===//
@@ -608,10 +695,23 @@ public:
         (description ? description : "no description") + ")";
     if (name == nullptr || std::strncmp(name, "cuda", 4) != 0)
       message += " [cudaError_t " + std::to_string(status) + "]";
-    return Error(status == CudaApi::kErrorMemoryAllocation
-                     ? ErrorCode::OutOfMemory
-                     : ErrorCode::DeviceError,
-                 std::move(message));
+    return Error(codeOf(status), std::move(message));
+  }
+
+private:
+  /// OutOfMemory, AlreadyExists and NotFound for the cudaError_t values that
+  /// mean them; DeviceError for the others.
+  static ErrorCode codeOf(int status) {
+    switch (status) {
+    case CudaApi::kErrorMemoryAllocation:
+      return ErrorCode::OutOfMemory;
+    case CudaApi::kErrorHostMemoryAlreadyRegistered:
+      return ErrorCode::AlreadyExists;
+    case CudaApi::kErrorHostMemoryNotRegistered:
+      return ErrorCode::NotFound;
+    default:
+      return ErrorCode::DeviceError;
+    }
   }
 
 private:
@@ -797,71 +897,219 @@ Error CudaAllocator::synchronize(int ordinal, void *stream) {
 }
 
 //===----------------------------------------------------------------------===//
-// Allocator factories
+// PinnedHostAllocator
 //===----------------------------------------------------------------------===//
+
+/// "0x7f0a00000000".
+static std::string pointerText(const void *ptr) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "0x%" PRIxPTR,
+                reinterpret_cast<uintptr_t>(ptr));
+  return text;
+}
+
+Expected<std::shared_ptr<PinnedHostAllocator>>
+PinnedHostAllocator::create(CudaApi api) {
+  if (Error err = checkOptionalEntries(api, {"cudaMallocHost", "cudaFreeHost"},
+                                       "a pinned host allocator"))
+    return err;
+  return std::shared_ptr<PinnedHostAllocator>(
+      new PinnedHostAllocator(std::move(api)));
+}
+
+Expected<void *> PinnedHostAllocator::allocate(std::size_t nbytes, int ordinal,
+                                               std::size_t alignment) {
+  if (!isPowerOfTwo(alignment) || alignment > kMaxAlignment)
+    return invalidArgument("alignment " + std::to_string(alignment) +
+                           " is not supported by the pinned host allocator: "
+                           "it must be a power of two no greater than 4096 "
+                           "(the page size cudaMallocHost aligns to)");
+  if (Error err = checkHostOrdinal(ordinal, "allocate"))
+    return err;
+  if (nbytes == 0)
+    return nullptr;
+  void *ptr = nullptr;
+  std::string call = "cudaMallocHost(" + std::to_string(nbytes) + " bytes)";
+  if (Error err = CudaErrors(api).check(api.mallocHostFn(&ptr, nbytes), call))
+    return err;
+  if (!ptr || reinterpret_cast<uintptr_t>(ptr) % alignment != 0) {
+    if (ptr)
+      (void)api.freeHostFn(ptr);
+    return Error(ErrorCode::DeviceError,
+                 call + " returned " + pointerText(ptr) +
+                     ", which is not aligned to " + std::to_string(alignment) +
+                     " bytes");
+  }
+  return ptr;
+}
+
+Error PinnedHostAllocator::deallocate(void *ptr, int ordinal) {
+  if (Error err = checkHostOrdinal(ordinal, "deallocate"))
+    return err;
+  if (!ptr)
+    return Error::success();
+  return CudaErrors(api).check(api.freeHostFn(ptr),
+                               "cudaFreeHost(" + pointerText(ptr) + ")");
+}
+
+Error PinnedHostAllocator::copyHostToDevice(void *dst, const void *src,
+                                            std::size_t nbytes, int ordinal,
+                                            void * /*stream*/) {
+  return copyHostMemory(dst, src, nbytes, ordinal, "copyHostToDevice");
+}
+
+Error PinnedHostAllocator::copyDeviceToHost(void *dst, const void *src,
+                                            std::size_t nbytes, int ordinal,
+                                            void * /*stream*/) {
+  return copyHostMemory(dst, src, nbytes, ordinal, "copyDeviceToHost");
+}
+
+Error PinnedHostAllocator::synchronize(int ordinal, void * /*stream*/) {
+  return checkHostOrdinal(ordinal, "synchronize");
+}
+
+//===----------------------------------------------------------------------===//
+// HostRegistration
+//===----------------------------------------------------------------------===//
+
+static const char *flagsName(HostRegisterFlags flags) {
+  return flags == HostRegisterFlags::Portable ? "cudaHostRegisterPortable"
+                                              : "cudaHostRegisterDefault";
+}
+
+/// The checks of a registration's arguments made before any CUDA call.
+static Error checkRegistration(void *ptr, std::size_t nbytes,
+                               HostRegisterFlags flags) {
+  if (!ptr)
+    return invalidArgument("cannot register " + std::to_string(nbytes) +
+                           " bytes of host memory at a null pointer");
+  if (nbytes == 0)
+    return invalidArgument("cannot register an empty range of host memory "
+                           "at " +
+                           pointerText(ptr));
+  if (flags != HostRegisterFlags::Default &&
+      flags != HostRegisterFlags::Portable)
+    return invalidArgument("invalid host registration flags " +
+                           std::to_string(static_cast<uint32_t>(flags)) +
+                           "; valid flags are cudaHostRegisterDefault (0) and "
+                           "cudaHostRegisterPortable (1)");
+  return Error::success();
+}
+
+Expected<HostRegistration> HostRegistration::create(const CudaApi &api,
+                                                    void *ptr,
+                                                    std::size_t nbytes,
+                                                    HostRegisterFlags flags) {
+  if (Error err = checkRegistration(ptr, nbytes, flags))
+    return err;
+  if (Error err =
+          checkOptionalEntries(api, {"cudaHostRegister", "cudaHostUnregister"},
+                               "a host memory registration"))
+    return err;
+  if (Error err = CudaErrors(api).check(
+          api.hostRegisterFn(ptr, nbytes, static_cast<unsigned>(flags)),
+          "cudaHostRegister(" + pointerText(ptr) + ", " +
+              std::to_string(nbytes) + " bytes, " + flagsName(flags) + ")"))
+    return err;
+  HostRegistration registration;
+  registration.api = api;
+  registration.ptr = ptr;
+  registration.nbytes = nbytes;
+  registration.registerFlags = flags;
+  return registration;
+}
+
+HostRegistration::HostRegistration(HostRegistration &&other) noexcept
+    : api(std::move(other.api)), ptr(std::exchange(other.ptr, nullptr)),
+      nbytes(std::exchange(other.nbytes, 0)),
+      registerFlags(
+          std::exchange(other.registerFlags, HostRegisterFlags::Default)) {}
+
+HostRegistration &
+HostRegistration::operator=(HostRegistration &&other) noexcept {
+  if (this == &other)
+    return *this;
+  (void)reset();
+  api = std::move(other.api);
+  ptr = std::exchange(other.ptr, nullptr);
+  nbytes = std::exchange(other.nbytes, 0);
+  registerFlags =
+      std::exchange(other.registerFlags, HostRegisterFlags::Default);
+  return *this;
+}
+
+HostRegistration::~HostRegistration() { (void)reset(); }
+
+Error HostRegistration::reset() {
+  void *range = std::exchange(ptr, nullptr);
+  std::size_t size = std::exchange(nbytes, 0);
+  registerFlags = HostRegisterFlags::Default;
+  if (!range)
+    return Error::success();
+  return CudaErrors(api).check(api.hostUnregisterFn(range),
+                               "cudaHostUnregister(" + pointerText(range) +
+                                   ") of " + std::to_string(size) +
+                                   " registered bytes");
+}
+
+//===----------------------------------------------------------------------===//
+// Factories
+//===----------------------------------------------------------------------===//
+
+/// T::create on `api`, or its failure.
+template <typename T>
+static Expected<std::shared_ptr<T>> createOn(Expected<CudaApi> api) {
+  if (!api)
+    return api.takeError();
+  return T::create(std::move(*api));
+}
 
 Expected<std::shared_ptr<CudaAllocator>>
 etcopy::runtime::makeCudaAllocator(const char *libraryPath) {
-  Expected<CudaApi> api =
-      libraryPath ? CudaApi::load(libraryPath) : CudaApi::fromProcess();
-  if (!api)
-    return api.takeError();
-  return CudaAllocator::create(std::move(*api));
-}
-
-/// The directory holding this library (with a trailing '/'), or "".
-static std::string runtimeLibraryDirectory() {
-  Dl_info info;
-  if (!::dladdr(reinterpret_cast<void *>(&runtimeLibraryDirectory), &info) ||
-      !info.dli_fname)
-    return "";
-  std::string path = info.dli_fname;
-  std::size_t slash = path.rfind('/');
-  if (slash == std::string::npos)
-    return "";
-  return path.substr(0, slash + 1);
+  return createOn<CudaAllocator>(loadCudaApi(libraryPath));
 }
 
 Expected<std::shared_ptr<CudaAllocator>>
 etcopy::runtime::makeSimulatorAllocator() {
-  if (const char *explicitPath = std::getenv("ETCOPY_CUDA_SIM_LIBRARY");
-      explicitPath && *explicitPath) {
-    Expected<CudaApi> api = CudaApi::load(explicitPath);
-    if (!api)
-      return Error(api.error().code(),
-                   api.error().message() + " (from ETCOPY_CUDA_SIM_LIBRARY)");
-    return CudaAllocator::create(std::move(*api));
-  }
+  return createOn<CudaAllocator>(CudaApi::loadSimulator());
+}
 
-  // A simulator the process already loaded (it links one, or compiled code
-  // was loaded with one) must be shared: a second copy, loaded from another
-  // directory, would be a second simulated machine whose pointers the first
-  // does not know.
-  Expected<CudaApi> loaded =
-      loadCudaLibrary(kCudaSimulatorLibraryName, RTLD_NOW | RTLD_NOLOAD);
-  if (loaded) {
-    Dl_info info;
-    if (::dladdr(reinterpret_cast<void *>(loaded->mallocFn), &info) &&
-        info.dli_fname)
-      loaded->origin = info.dli_fname;
-    return CudaAllocator::create(std::move(*loaded));
-  }
+Expected<std::shared_ptr<PinnedHostAllocator>>
+etcopy::runtime::makePinnedHostAllocator(const char *libraryPath) {
+  return createOn<PinnedHostAllocator>(loadCudaApi(libraryPath));
+}
 
-  std::vector<std::string> candidates;
-  std::string directory = runtimeLibraryDirectory();
-  if (!directory.empty())
-    candidates.push_back(directory + kCudaSimulatorLibraryName);
-  candidates.push_back(kCudaSimulatorLibraryName);
-  std::string attempts;
-  for (const std::string &candidate : candidates) {
-    Expected<CudaApi> api = CudaApi::load(candidate.c_str());
-    if (api)
-      return CudaAllocator::create(std::move(*api));
-    attempts += "\n  " + api.error().message();
-  }
-  return Error(ErrorCode::Unavailable,
-               std::string("cannot load the CUDA simulator ") +
-                   kCudaSimulatorLibraryName + ":" + attempts);
+Expected<std::shared_ptr<PinnedHostAllocator>>
+etcopy::runtime::makeSimulatorPinnedHostAllocator() {
+  return createOn<PinnedHostAllocator>(CudaApi::loadSimulator());
+}
+
+/// HostRegistration::create on the table `load` returns, once the arguments
+/// are known to be valid.
+template <typename LoadApi>
+static Expected<HostRegistration> registerWith(LoadApi load, void *ptr,
+                                               std::size_t nbytes,
+                                               HostRegisterFlags flags) {
+  if (Error err = checkRegistration(ptr, nbytes, flags))
+    return err;
+  Expected<CudaApi> api = load();
+  if (!api)
+    return api.takeError();
+  return HostRegistration::create(*api, ptr, nbytes, flags);
+}
+
+Expected<HostRegistration>
+etcopy::runtime::makeHostRegistration(const char *libraryPath, void *ptr,
+                                      std::size_t nbytes,
+                                      HostRegisterFlags flags) {
+  return registerWith([&] { return loadCudaApi(libraryPath); }, ptr, nbytes,
+                      flags);
+}
+
+Expected<HostRegistration>
+etcopy::runtime::makeSimulatorHostRegistration(void *ptr, std::size_t nbytes,
+                                               HostRegisterFlags flags) {
+  return registerWith(&CudaApi::loadSimulator, ptr, nbytes, flags);
 }
 
 //===----------------------------------------------------------------------===//
