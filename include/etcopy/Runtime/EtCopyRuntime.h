@@ -1,11 +1,11 @@
 //===- EtCopyRuntime.h - C interface of the etcopy host runtime ---*- C -*-===//
 //
 // The C interface of libEtCopyRuntime: device allocator registries, raw
-// allocations and copies, owning device buffers, and the per-function arena
-// metadata that compiled code exports. Every function that can fail returns an
-// etcopy_status; the message of the last call on the calling thread is
-// available from etcopy_last_error_message(). Nothing here throws or aborts.
-// Includable from C99 and C++.
+// allocations and copies, owning device buffers, pinned host memory, and the
+// per-function arena metadata that compiled code exports. Every function that
+// can fail returns an etcopy_status; the message of the last call on the
+// calling thread is available from etcopy_last_error_message(). Nothing here
+// throws or aborts. Includable from C99 and C++.
 //
 //===----------------------------------------------------------------------===//
 
@@ -108,6 +108,8 @@ typedef struct etcopy_registry etcopy_registry;
 typedef struct etcopy_device_buffer etcopy_device_buffer;
 // The owned arenas of one function, allocated all-or-nothing.
 typedef struct etcopy_arena_set etcopy_arena_set;
+// A page-locked range of caller memory (etcopy::runtime::HostRegistration).
+typedef struct etcopy_host_registration etcopy_host_registration;
 
 //===- Errors and names ---------------------------------------------------===//
 
@@ -163,6 +165,23 @@ ETCOPY_RUNTIME_EXPORT etcopy_status etcopy_registry_register_cuda(
 // (libetcopy_cuda_sim.so, see etcopy::runtime::makeSimulatorAllocator).
 ETCOPY_RUNTIME_EXPORT etcopy_status
 etcopy_registry_register_simulator(etcopy_registry *registry);
+
+// Registers a pinned host allocator for ETCOPY_DEVICE_CPU: host memory from
+// cudaMallocHost, freed with cudaFreeHost, through the CUDA runtime at
+// library_path (NULL: the process's symbols, as etcopy_registry_register_cuda).
+// Every CPU allocation through the registry is then page-locked, CPU arenas
+// included, and copies between it and a device run at full bandwidth without
+// blocking the host. Alignments are powers of two up to 4096. The registry
+// must not have a CPU allocator already (ETCOPY_STATUS_ALREADY_EXISTS):
+// create it with ETCOPY_REGISTRY_NO_HOST_ALLOCATOR, or unregister
+// ETCOPY_DEVICE_CPU first.
+ETCOPY_RUNTIME_EXPORT etcopy_status etcopy_registry_register_pinned_host(
+    etcopy_registry *registry, const char *library_path);
+
+// The same on the CUDA simulator (the machine etcopy_registry_register_
+// simulator uses).
+ETCOPY_RUNTIME_EXPORT etcopy_status
+etcopy_registry_register_pinned_host_simulator(etcopy_registry *registry);
 
 // Removes the allocator of a kind; ETCOPY_STATUS_NOT_FOUND if none.
 ETCOPY_RUNTIME_EXPORT etcopy_status
@@ -277,6 +296,27 @@ etcopy_arena_set_destroy(etcopy_arena_set *set);
 // device sees as pinned; PORTABLE says so on any platform.
 #define ETCOPY_HOST_REGISTER_DEFAULT 0u
 #define ETCOPY_HOST_REGISTER_PORTABLE 1u
+
+// Page-locks [ptr, ptr + nbytes), memory the caller owns, with
+// cudaHostRegister of the CUDA runtime at library_path (NULL: the process's
+// symbols), until etcopy_host_registration_destroy. A NULL ptr, a zero size
+// or unknown flags are ETCOPY_STATUS_INVALID_ARGUMENT (checked before the
+// library is loaded); a range overlapping a registered one is
+// ETCOPY_STATUS_ALREADY_EXISTS. The memory must stay allocated while
+// registered.
+ETCOPY_RUNTIME_EXPORT etcopy_status
+etcopy_host_register(const char *library_path, void *ptr, uint64_t nbytes,
+                     uint32_t flags, etcopy_host_registration **out);
+
+// The same on the CUDA simulator.
+ETCOPY_RUNTIME_EXPORT etcopy_status etcopy_host_register_simulator(
+    void *ptr, uint64_t nbytes, uint32_t flags, etcopy_host_registration **out);
+
+// Unregisters the range (cudaHostUnregister) and frees the handle; reports a
+// failing unregistration (the handle is freed regardless). Copies using the
+// range must have completed. NULL does nothing.
+ETCOPY_RUNTIME_EXPORT etcopy_status
+etcopy_host_registration_destroy(etcopy_host_registration *registration);
 
 //===- Method signatures --------------------------------------------------===//
 

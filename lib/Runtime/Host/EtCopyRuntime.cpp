@@ -41,6 +41,10 @@ struct etcopy_arena_set {
   std::vector<void *> pointers;
 };
 
+struct etcopy_host_registration {
+  HostRegistration registration;
+};
+
 //===----------------------------------------------------------------------===//
 // Status bookkeeping
 //===----------------------------------------------------------------------===//
@@ -81,6 +85,21 @@ lookupAllocator(const etcopy_registry *registry, int32_t kind) {
 }
 
 template <typename T> static T *newOrNull() { return new (std::nothrow) T(); }
+
+/// Moves the value of `result` into a new `Handle` (whose only member holds
+/// it) stored to `*out`; `what` names the handle when memory runs out.
+template <typename Handle, typename T>
+static etcopy_status wrapHandle(Expected<T> result, Handle **out,
+                                const char *what) {
+  if (!result)
+    return finish(result.error());
+  Handle *handle = new (std::nothrow) Handle{std::move(*result)};
+  if (!handle)
+    return fail(ErrorCode::OutOfMemory,
+                std::string("out of host memory for ") + what);
+  *out = handle;
+  return succeed();
+}
 
 //===----------------------------------------------------------------------===//
 // Errors and names
@@ -150,9 +169,11 @@ etcopy_status etcopy_registry_global(etcopy_registry **out) {
   return succeed();
 }
 
+/// Registers `allocator` (or reports why there is none) in `registry`.
+template <typename AllocatorT>
 static etcopy_status
-registerCuda(etcopy_registry *registry,
-             Expected<std::shared_ptr<CudaAllocator>> allocator) {
+registerAllocator(etcopy_registry *registry,
+                  Expected<std::shared_ptr<AllocatorT>> allocator) {
   if (!allocator)
     return finish(allocator.error());
   return finish(registry->registry->registerAllocator(std::move(*allocator)));
@@ -161,12 +182,38 @@ registerCuda(etcopy_registry *registry,
 etcopy_status etcopy_registry_register_cuda(etcopy_registry *registry,
                                             const char *library_path) {
   ETCOPY_REQUIRE(registry);
-  return registerCuda(registry, makeCudaAllocator(library_path));
+  return registerAllocator(registry, makeCudaAllocator(library_path));
 }
 
 etcopy_status etcopy_registry_register_simulator(etcopy_registry *registry) {
   ETCOPY_REQUIRE(registry);
-  return registerCuda(registry, makeSimulatorAllocator());
+  return registerAllocator(registry, makeSimulatorAllocator());
+}
+
+/// Registers a pinned host allocator, or reports why not; a CPU allocator
+/// already there (the built-in one, usually) gets a hint.
+static etcopy_status
+registerPinnedHost(etcopy_registry *registry,
+                   Expected<std::shared_ptr<PinnedHostAllocator>> allocator) {
+  etcopy_status status = registerAllocator(registry, std::move(allocator));
+  if (status == ETCOPY_STATUS_ALREADY_EXISTS)
+    return fail(ErrorCode::AlreadyExists,
+                lastErrorMessage + "; create the registry with "
+                                   "ETCOPY_REGISTRY_NO_HOST_ALLOCATOR or "
+                                   "unregister ETCOPY_DEVICE_CPU first");
+  return status;
+}
+
+etcopy_status etcopy_registry_register_pinned_host(etcopy_registry *registry,
+                                                   const char *library_path) {
+  ETCOPY_REQUIRE(registry);
+  return registerPinnedHost(registry, makePinnedHostAllocator(library_path));
+}
+
+etcopy_status
+etcopy_registry_register_pinned_host_simulator(etcopy_registry *registry) {
+  ETCOPY_REQUIRE(registry);
+  return registerPinnedHost(registry, makeSimulatorPinnedHostAllocator());
 }
 
 etcopy_status etcopy_registry_unregister(etcopy_registry *registry,
@@ -287,15 +334,7 @@ etcopy_status etcopy_synchronize(etcopy_registry *registry, int32_t device_kind,
 /// Wraps `buffer` in a new handle stored to `*out`.
 static etcopy_status wrapBuffer(Expected<DeviceBuffer> buffer,
                                 etcopy_device_buffer **out) {
-  if (!buffer)
-    return finish(buffer.error());
-  etcopy_device_buffer *handle = newOrNull<etcopy_device_buffer>();
-  if (!handle)
-    return fail(ErrorCode::OutOfMemory, "out of host memory for a device "
-                                        "buffer handle");
-  handle->buffer = std::move(*buffer);
-  *out = handle;
-  return succeed();
+  return wrapHandle(std::move(buffer), out, "a device buffer handle");
 }
 
 etcopy_status etcopy_device_buffer_create(etcopy_registry *registry,
@@ -441,6 +480,51 @@ etcopy_status etcopy_arena_set_destroy(etcopy_arena_set *set) {
   delete set;
   return finish(first);
 }
+
+//===----------------------------------------------------------------------===//
+// Registration of caller memory
+//===----------------------------------------------------------------------===//
+
+/// Wraps `registration` in a new handle stored to `*out`.
+static etcopy_status wrapRegistration(Expected<HostRegistration> registration,
+                                      etcopy_host_registration **out) {
+  return wrapHandle(std::move(registration), out, "a host registration handle");
+}
+
+etcopy_status etcopy_host_register(const char *library_path, void *ptr,
+                                   uint64_t nbytes, uint32_t flags,
+                                   etcopy_host_registration **out) {
+  ETCOPY_REQUIRE(out);
+  *out = nullptr;
+  return wrapRegistration(
+      makeHostRegistration(library_path, ptr, static_cast<std::size_t>(nbytes),
+                           static_cast<HostRegisterFlags>(flags)),
+      out);
+}
+
+etcopy_status etcopy_host_register_simulator(void *ptr, uint64_t nbytes,
+                                             uint32_t flags,
+                                             etcopy_host_registration **out) {
+  ETCOPY_REQUIRE(out);
+  *out = nullptr;
+  return wrapRegistration(
+      makeSimulatorHostRegistration(ptr, static_cast<std::size_t>(nbytes),
+                                    static_cast<HostRegisterFlags>(flags)),
+      out);
+}
+
+etcopy_status
+etcopy_host_registration_destroy(etcopy_host_registration *registration) {
+  if (!registration)
+    return succeed();
+  Error err = registration->registration.reset();
+  delete registration;
+  return finish(err);
+}
+
+//===----------------------------------------------------------------------===//
+// Method signatures
+//===----------------------------------------------------------------------===//
 
 etcopy_status
 etcopy_signature_validate(const etcopy_method_signature *signature) {
