@@ -24,6 +24,15 @@ namespace mlir::etcopy {
 #define GEN_PASS_REGISTRATION
 #include "etcopy/Dialect/EtCopy/EtCopyPasses.h.inc"
 
+/// Returns the outermost block enclosing `op`, up to and including the
+/// blocks of `scope`, that is unreachable from the entry of its region, or
+/// null when there is none: `op` is then reachable wherever `scope` is.
+/// Code in such a block never runs and has no dominator tree node; all three
+/// etcopy passes treat it as dead (see docs/Placement.md and
+/// docs/MemoryPlanning.md).
+Block *getUnreachableBlock(Operation *op, Region *scope,
+                           DominanceInfo &domInfo);
+
 /// Returns the operation before which a functional copy of `source` that
 /// serves `users` belongs: just before the first of them (or its ancestor)
 /// in the nearest block that dominates them all, then in front of every
@@ -31,6 +40,12 @@ namespace mlir::etcopy {
 /// and dominated by the definition of `source`. Both etcopy passes place
 /// copies there: a d2h sinks to its first host user, never into a loop, and
 /// a copy of a loop-invariant value runs once.
+///
+/// `users` must all be reachable from the definition of `source`, or all
+/// lie in one block unreachable from it (getUnreachableBlock with the
+/// region of `source`): in dead code the copy goes just before the first of
+/// them in that block, so that dead users never move the copies of live
+/// ones.
 Operation *getCopyInsertionPoint(Value source, ArrayRef<Operation *> users,
                                  DominanceInfo &domInfo);
 

@@ -99,6 +99,11 @@ def EtCopyPropagateDevice : Pass<"etcopy-propagate-device", "::mlir::ModuleOp"> 
     }
     ```
 
+    Code in a block unreachable from its region's entry never runs: its
+    uses weigh nothing in the choices above and get copies of their own in
+    their block, just before the first of them, so that the copies of
+    reachable code are placed as if it were absent.
+
     The pass is idempotent and leaves nothing for
     `etcopy-optimize-transfers` to do on the copies it inserts; copies
     already present in the input are kept (run `etcopy-optimize-transfers`
@@ -156,7 +161,10 @@ def EtCopyOptimizeTransfers
       never into a loop.
 
     Copies between different devices (`cuda:0 -> host -> cuda:1`) are
-    transfers: they are never merged or elided.
+    transfers: they are never merged or elided. Copies in a block
+    unreachable from its region's entry stay where they are (only unused
+    ones are erased); a reachable copy's users there get a copy of their
+    own in their block, so that dead code never holds a live copy in place.
 
     ```mlir
     func.func private @step(tensor<4xf32, #etcopy.device<cuda:0>>, tensor<4xf32, #etcopy.device<cuda:0>>) -> tensor<4xf32, #etcopy.device<cuda:0>>
@@ -230,7 +238,9 @@ def EtCopyPlanDeviceMemory
     * does not escape: every use (through view-like ops) reads or writes it
       (copies, loads, stores, `linalg`), or is `memref.dim`; it is not
       returned, yielded, passed to a call, stored as a value or turned into
-      a pointer
+      a pointer (uses in blocks unreachable from their region's entry
+      never run and do not count; a deallocation there is erased with the
+      buffer's)
 
     becomes a `memref.view` at a constant offset into its device's arena: one
     `memref<Nxi8, #etcopy.device<...>>` per (device kind, ordinal), never

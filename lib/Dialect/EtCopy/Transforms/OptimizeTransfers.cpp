@@ -46,10 +46,51 @@ static bool isInBlockCycle(Block *block) {
   return false;
 }
 
+Block *mlir::etcopy::getUnreachableBlock(Operation *op, Region *scope,
+                                         DominanceInfo &domInfo) {
+  Block *unreachable = nullptr;
+  for (Block *block = op->getBlock(); block;) {
+    if (!domInfo.isReachableFromEntry(block))
+      unreachable = block;
+    if (block->getParent() == scope)
+      break;
+    Operation *parent = block->getParentOp();
+    block = parent ? parent->getBlock() : nullptr;
+  }
+  return unreachable;
+}
+
+/// The first of `users`, or of their ancestors, in `block`.
+static Operation *getFirstAncestorInBlock(Block *block,
+                                          ArrayRef<Operation *> users) {
+  Operation *first = nullptr;
+  for (Operation *user : users) {
+    Operation *ancestor = block->findAncestorOpInBlock(*user);
+    if (ancestor && (!first || ancestor->isBeforeInBlock(first)))
+      first = ancestor;
+  }
+  return first;
+}
+
 Operation *mlir::etcopy::getCopyInsertionPoint(Value source,
                                                ArrayRef<Operation *> users,
                                                DominanceInfo &domInfo) {
   assert(!users.empty() && "a copy without users has no place");
+  // Dead code has no dominator tree node, and needs none: a block
+  // unreachable from the entry is dominated by every block, so a copy in it
+  // before the first of the users serves them all.
+  Region *sourceRegion = source.getParentRegion();
+  Block *unreachable =
+      getUnreachableBlock(users.front(), sourceRegion, domInfo);
+  assert(llvm::all_of(users,
+                      [&](Operation *user) {
+                        return getUnreachableBlock(user, sourceRegion,
+                                                   domInfo) == unreachable;
+                      }) &&
+         "users are all reachable or all in one unreachable block");
+  if (unreachable)
+    return getFirstAncestorInBlock(unreachable, users);
+
   Block *block = users.front()->getBlock();
   for (Operation *user : users.drop_front())
     block = domInfo.findNearestCommonDominator(block, user->getBlock());
@@ -58,12 +99,7 @@ Operation *mlir::etcopy::getCopyInsertionPoint(Value source,
   // The first user, or the ancestor of a user, in that block. A block that
   // only dominates its users (they sit in its successors) ends with its
   // terminator.
-  Operation *first = nullptr;
-  for (Operation *user : users) {
-    Operation *ancestor = block->findAncestorOpInBlock(*user);
-    if (ancestor && (!first || ancestor->isBeforeInBlock(first)))
-      first = ancestor;
-  }
+  Operation *first = getFirstAncestorInBlock(block, users);
   if (!first)
     first = block->getTerminator();
 
@@ -139,12 +175,41 @@ static SmallVector<Operation *> collectCopies(Operation *root) {
   return copies;
 }
 
-/// The distinct operations using `value`.
-static SmallVector<Operation *> getUsers(Value value) {
-  SetVector<Operation *> users;
-  for (Operation *user : value.getUsers())
-    users.insert(user);
-  return users.takeVector();
+/// True when `copy` lies in code unreachable from the definition of its
+/// source: the pass leaves it where it is, and only erases it when unused.
+static bool isUnreachableCopy(Operation *copy, DominanceInfo &domInfo) {
+  return getUnreachableBlock(copy, getCopySource(copy).getParentRegion(),
+                             domInfo);
+}
+
+/// Gives the users of `copy` in unreachable code a copy of their own, one
+/// per unreachable block, placed by getCopyInsertionPoint (so dead code
+/// never holds a live copy in place), and returns the other users, each
+/// once. Sets `changed` when it made a copy.
+static SmallVector<Operation *>
+detachUnreachableUsers(Operation *copy, DominanceInfo &domInfo,
+                       bool &changed) {
+  Value source = getCopySource(copy);
+  SetVector<Operation *> reachable;
+  llvm::MapVector<Block *, SmallVector<OpOperand *>> unreachable;
+  for (OpOperand &use : getCopyResult(copy).getUses()) {
+    Operation *user = use.getOwner();
+    if (Block *block =
+            getUnreachableBlock(user, source.getParentRegion(), domInfo))
+      unreachable[block].push_back(&use);
+    else
+      reachable.insert(user);
+  }
+  for (auto &[block, uses] : unreachable) {
+    SmallVector<Operation *> owners = llvm::map_to_vector(
+        uses, [](OpOperand *use) { return use->getOwner(); });
+    OpBuilder builder(getCopyInsertionPoint(source, owners, domInfo));
+    Value clone = getCopyResult(builder.clone(*copy));
+    for (OpOperand *use : uses)
+      use->set(clone);
+    changed = true;
+  }
+  return reachable.takeVector();
 }
 
 /// Number of loops around `op`.
@@ -181,7 +246,7 @@ struct EtCopyOptimizeTransfersPass
   void runOnOperation() override;
 
 private:
-  bool elideRoundTrips();
+  bool elideRoundTrips(DominanceInfo &domInfo);
   bool eraseDeadCopies();
   bool mergeDuplicates(DominanceInfo &domInfo);
   bool carryLoopCopies();
@@ -191,8 +256,9 @@ private:
 
 /// outer(inner(x)) -> x when both are functional copies in opposite
 /// directions and x already has the type outer produces (the rule of the
-/// ops' folders; equal types imply equal devices).
-bool EtCopyOptimizeTransfersPass::elideRoundTrips() {
+/// ops' folders; equal types imply equal devices). Copies in unreachable
+/// code are left alone.
+bool EtCopyOptimizeTransfersPass::elideRoundTrips(DominanceInfo &domInfo) {
   bool changed = false;
   DenseSet<Operation *> erased;
   for (Operation *outer : collectCopies(getOperation())) {
@@ -200,7 +266,8 @@ bool EtCopyOptimizeTransfersPass::elideRoundTrips() {
       continue;
     Operation *inner = getCopySource(outer).getDefiningOp();
     if (!inner || !isFunctionalCopy(inner) ||
-        inner->getName() == outer->getName())
+        inner->getName() == outer->getName() ||
+        isUnreachableCopy(outer, domInfo) || isUnreachableCopy(inner, domInfo))
       continue;
     Value original = getCopySource(inner);
     if (original.getType() != getCopyResult(outer).getType())
@@ -234,14 +301,15 @@ bool EtCopyOptimizeTransfersPass::eraseDeadCopies() {
 
 /// Copies of one value to one type become one copy serving all their users,
 /// placed by getCopyInsertionPoint. Unlike CSE, this also merges copies in
-/// sibling regions. Copies to different types (hence devices) never merge.
+/// sibling regions. Copies to different types (hence devices) never merge,
+/// nor do copies in unreachable code.
 bool EtCopyOptimizeTransfersPass::mergeDuplicates(DominanceInfo &domInfo) {
   using Key = std::tuple<Value, Type, OperationName>;
   llvm::MapVector<Key, SmallVector<Operation *, 2>> groups;
   for (Operation *copy : collectCopies(getOperation())) {
     // Merging into a common dominator may hoist: not for copies that can
     // fail (narrowing a dynamic size).
-    if (!isSpeculatable(copy))
+    if (!isSpeculatable(copy) || isUnreachableCopy(copy, domInfo))
       continue;
     groups[{getCopySource(copy), getCopyResult(copy).getType(),
             copy->getName()}]
@@ -255,7 +323,7 @@ bool EtCopyOptimizeTransfersPass::mergeDuplicates(DominanceInfo &domInfo) {
     Operation *kept = copies.front();
     SetVector<Operation *> users;
     for (Operation *copy : copies)
-      users.insert_range(getCopyResult(copy).getUsers());
+      users.insert_range(detachUnreachableUsers(copy, domInfo, changed));
     if (!users.empty())
       kept->moveBefore(getCopyInsertionPoint(std::get<0>(key),
                                              users.getArrayRef(), domInfo));
@@ -340,13 +408,17 @@ bool EtCopyOptimizeTransfersPass::carryLoopCopies() {
 }
 
 /// Moves every copy to getCopyInsertionPoint: out of the loops its source is
-/// invariant in, otherwise down to just before its first user.
+/// invariant in, otherwise down to just before its first user. Copies in
+/// unreachable code stay where they are.
 bool EtCopyOptimizeTransfersPass::placeCopies(DominanceInfo &domInfo) {
   bool changed = false;
   for (Operation *copy : collectCopies(getOperation())) {
-    SmallVector<Operation *> users = getUsers(getCopyResult(copy));
     // Copies that can fail (narrowing a dynamic size) stay where they are.
-    if (users.empty() || !isSpeculatable(copy))
+    if (!isSpeculatable(copy) || isUnreachableCopy(copy, domInfo))
+      continue;
+    SmallVector<Operation *> users =
+        detachUnreachableUsers(copy, domInfo, changed);
+    if (users.empty())
       continue;
     Operation *point =
         getCopyInsertionPoint(getCopySource(copy), users, domInfo);
@@ -363,14 +435,14 @@ bool EtCopyOptimizeTransfersPass::placeCopies(DominanceInfo &domInfo) {
 }
 
 void EtCopyOptimizeTransfersPass::runOnOperation() {
-  // Every step only moves, rewires or erases operations and creates none in
-  // new blocks, so one dominance analysis serves throughout. Each rewrite
-  // removes copies from loops or from the IR, or moves a copy to its fixed
-  // point, so this terminates; the bound is a safety net.
+  // No step creates or changes blocks, so one dominance analysis serves
+  // throughout. Each rewrite removes copies from loops or from the IR, moves
+  // a copy to its fixed point, or gives dead code copies of its own (once),
+  // so this terminates; the bound is a safety net.
   DominanceInfo domInfo(getOperation());
   constexpr unsigned kMaxRounds = 16;
   for (unsigned round = 0; round < kMaxRounds; ++round) {
-    bool changed = elideRoundTrips();
+    bool changed = elideRoundTrips(domInfo);
     changed |= eraseDeadCopies();
     changed |= mergeDuplicates(domInfo);
     changed |= carryLoopCopies();

@@ -19,6 +19,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Dominance.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/DataLayoutInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -159,6 +160,8 @@ namespace {
 struct PlannedBuffer {
   memref::AllocOp alloc;
   memref::DeallocOp dealloc;
+  /// Deallocations in unreachable code, erased with `dealloc`.
+  SmallVector<Operation *> unreachableDeallocs;
   /// Bytes the buffer needs.
   uint64_t size;
   Interval lifetime;
@@ -269,11 +272,15 @@ static bool isNonEscapingAccess(Operation *user, Value value) {
 
 /// Checks that `alloc` is freed once, in its block, and that nothing uses it
 /// (or views of it) other than to access it before that: then the buffer can
-/// live in an arena for exactly that interval. Returns the deallocation, or
+/// live in an arena for exactly that interval. Uses in code unreachable from
+/// the allocation never run and are not looked at; its deallocations there
+/// are appended to `unreachableDeallocs`. Returns the deallocation, or
 /// writes why not to `reason`. `callArenas` are allocations this pass made
 /// for a caller-owned callee's arenas: the call may use them.
 static memref::DeallocOp
 findLifetimeEnd(memref::AllocOp alloc, const DenseSet<Operation *> &callArenas,
+                DominanceInfo &domInfo,
+                SmallVectorImpl<Operation *> &unreachableDeallocs,
                 std::string &reason) {
   llvm::raw_string_ostream os(reason);
   Block *block = alloc->getBlock();
@@ -284,6 +291,11 @@ findLifetimeEnd(memref::AllocOp alloc, const DenseSet<Operation *> &callArenas,
     Value value = worklist.pop_back_val();
     for (OpOperand &use : value.getUses()) {
       Operation *user = use.getOwner();
+      if (getUnreachableBlock(user, block->getParent(), domInfo)) {
+        if (isa<memref::DeallocOp>(user) && value == alloc.getResult())
+          unreachableDeallocs.push_back(user);
+        continue;
+      }
       users.push_back(user);
       if (auto free = dyn_cast<memref::DeallocOp>(user)) {
         if (value != alloc.getResult()) {
@@ -446,6 +458,7 @@ private:
   /// Classifies one allocation of `function` and, when it is planned, adds
   /// it to the arena of its device.
   Verdict collect(memref::AllocOp alloc, func::FuncOp function,
+                  DominanceInfo &domInfo,
                   const DenseMap<Operation *, uint64_t> &points,
                   std::map<std::pair<unsigned, unsigned>, Arena> &arenas);
   /// Plans `function`: returns its arenas (empty when nothing was planned),
@@ -466,7 +479,7 @@ private:
 } // namespace
 
 Verdict PlanDeviceMemoryPass::collect(
-    memref::AllocOp alloc, func::FuncOp function,
+    memref::AllocOp alloc, func::FuncOp function, DominanceInfo &domInfo,
     const DenseMap<Operation *, uint64_t> &points,
     std::map<std::pair<unsigned, unsigned>, Arena> &arenas) {
   MemRefType type = alloc.getType();
@@ -508,13 +521,17 @@ Verdict PlanDeviceMemoryPass::collect(
     // No device has that much memory, and sums of such sizes would
     // overflow the arena's 64-bit size.
     os << "it is larger than " << kMaxPlannedBufferBytes << " bytes";
+  else if (getUnreachableBlock(alloc, &function.getBody(), domInfo))
+    os << "it is allocated in a block unreachable from the entry";
   else if (!isInPlannableBlock(alloc, function))
     os << "it is allocated in a region of '" << alloc->getParentOp()->getName()
        << "' (only the entry block and single-block scf.for/while/if/"
           "index_switch/execute_region bodies are planned)";
   if (!reason.empty())
     return notPlanned(Verdict::NotPlanned);
-  memref::DeallocOp dealloc = findLifetimeEnd(alloc, callArenas, reason);
+  SmallVector<Operation *> unreachableDeallocs;
+  memref::DeallocOp dealloc = findLifetimeEnd(alloc, callArenas, domInfo,
+                                              unreachableDeallocs, reason);
   if (!dealloc)
     return notPlanned(Verdict::NotPlanned);
 
@@ -524,7 +541,8 @@ Verdict PlanDeviceMemoryPass::collect(
   arena.device = device;
   Interval lifetime{points.lookup(alloc), points.lookup(dealloc),
                     llvm::alignTo(size, kArenaAlignment)};
-  arena.buffers.push_back({alloc, dealloc, size, lifetime});
+  arena.buffers.push_back(
+      {alloc, dealloc, std::move(unreachableDeallocs), size, lifetime});
   return Verdict::Planned;
 }
 
@@ -537,8 +555,9 @@ PlanDeviceMemoryPass::planFunction(func::FuncOp function, bool callerOwned) {
       [&](Operation *op) { points.try_emplace(op, points.size()); });
 
   std::map<std::pair<unsigned, unsigned>, Arena> byDevice;
+  DominanceInfo domInfo(function);
   function.walk([&](memref::AllocOp alloc) {
-    switch (collect(alloc, function, points, byDevice)) {
+    switch (collect(alloc, function, domInfo, points, byDevice)) {
     case Verdict::Planned:
       ++numBuffersPlanned;
       break;
@@ -634,6 +653,8 @@ PlanDeviceMemoryPass::planFunction(func::FuncOp function, bool callerOwned) {
       if (viewType != type)
         view = memref::MemorySpaceCastOp::create(builder, loc, type, view);
       buffer.dealloc.erase();
+      for (Operation *dealloc : buffer.unreachableDeallocs)
+        dealloc->erase();
       alloc.replaceAllUsesWith(view);
       callArenas.erase(alloc);
       alloc.erase();

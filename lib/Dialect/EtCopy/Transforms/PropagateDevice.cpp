@@ -189,8 +189,9 @@ struct Counters {
 class DevicePropagation {
 public:
   DevicePropagation(ModuleOp module, bool skipH2D, bool skipD2H)
-      : module(module), symbolTable(module), defaultSkipH2D(skipH2D),
-        defaultSkipD2H(skipD2H), host(getHost(module.getContext())) {}
+      : module(module), symbolTable(module), domInfo(module),
+        defaultSkipH2D(skipH2D), defaultSkipD2H(skipD2H),
+        host(getHost(module.getContext())) {}
 
   LogicalResult run();
   const Counters &getCounters() const { return counters; }
@@ -213,7 +214,8 @@ private:
   uint64_t getCost(PlacementClass &cls, unsigned classId, DeviceAttr place);
   void remarkKeptArgument(PlacementClass &cls);
   LogicalResult materialize();
-  LogicalResult placeUses(Value value, DominanceInfo &domInfo);
+  LogicalResult placeUses(Value value);
+  LogicalResult placeUses(Value value, ArrayRef<OpOperand *> operands);
 
   DeviceAttr getHome(Value value);
   DeviceAttr getRequirement(OpOperand &use);
@@ -221,6 +223,14 @@ private:
                                    std::optional<unsigned> skipClass = {});
   Type getOriginalType(Value value);
   Type getExpectedType(OpOperand &use);
+
+  /// True for a use in code unreachable from the definition of the value it
+  /// uses: it never runs, so it weighs nothing in placement decisions and
+  /// gets copies of its own.
+  bool isUnreachableUse(OpOperand &use) {
+    return getUnreachableBlock(use.getOwner(), use.get().getParentRegion(),
+                               domInfo);
+  }
 
   func::FuncOp getCallee(func::CallOp call) {
     return symbolTable.lookup<func::FuncOp>(call.getCallee());
@@ -231,6 +241,8 @@ private:
 
   ModuleOp module;
   SymbolTable symbolTable;
+  /// Block structure never changes: one analysis serves the whole run.
+  DominanceInfo domInfo;
   bool defaultSkipH2D, defaultSkipD2H;
   DeviceAttr host;
   Counters counters;
@@ -714,12 +726,14 @@ DeviceAttr DevicePropagation::getRequirement(OpOperand &use) {
   return getPlace(getOriginalType(use.get()));
 }
 
-/// The distinct known places the users of `value` need it at, leaving out
-/// the operands forwarded into class `skipClass`.
+/// The distinct known places the users of `value` in reachable code need it
+/// at, leaving out the operands forwarded into class `skipClass`.
 SmallVector<DeviceAttr>
 DevicePropagation::getNeeds(Value value, std::optional<unsigned> skipClass) {
   SetVector<DeviceAttr> needs;
   for (OpOperand &use : value.getUses()) {
+    if (isUnreachableUse(use))
+      continue;
     if (skipClass) {
       auto it = classOfSource.find(&use);
       if (it != classOfSource.end() && it->second == *skipClass)
@@ -732,13 +746,15 @@ DevicePropagation::getNeeds(Value value, std::optional<unsigned> skipClass) {
 }
 
 /// The copies (weighted by loop depth) that placing `cls` at `place` costs:
-/// moving each forwarded value in, and each member out to its users.
+/// moving each forwarded value in, and each member out to its users. Code
+/// that never runs costs nothing.
 uint64_t DevicePropagation::getCost(PlacementClass &cls, unsigned classId,
                                     DeviceAttr place) {
   uint64_t cost = 0;
   SetVector<Value> sourceValues;
   for (OpOperand *source : cls.sources)
-    sourceValues.insert(source->get());
+    if (!isUnreachableUse(*source))
+      sourceValues.insert(source->get());
   for (Value value : sourceValues) {
     auto it = classOfValue.find(value);
     if (it != classOfValue.end() && it->second == classId)
@@ -776,6 +792,8 @@ DeviceAttr DevicePropagation::choosePlace(PlacementClass &cls) {
     // On the device it is produced on, if every return agrees.
     DeviceAttr produced;
     for (OpOperand *source : cls.sources) {
+      if (isUnreachableUse(*source))
+        continue;
       DeviceAttr home = getHome(source->get());
       if (!home || (produced && home != produced))
         return host;
@@ -792,12 +810,15 @@ DeviceAttr DevicePropagation::choosePlace(PlacementClass &cls) {
   SetVector<DeviceAttr> candidates;
   candidates.insert(host);
   for (OpOperand *source : cls.sources)
-    if (DeviceAttr home = getHome(source->get()))
-      candidates.insert(home);
+    if (!isUnreachableUse(*source))
+      if (DeviceAttr home = getHome(source->get()))
+        candidates.insert(home);
   // Demand: how much the members' users weigh at each place.
   DenseMap<DeviceAttr, uint64_t> demand;
   for (Value member : cls.members) {
     for (OpOperand &use : member.getUses()) {
+      if (isUnreachableUse(use))
+        continue;
       if (DeviceAttr place = getRequirement(use)) {
         candidates.insert(place);
         demand[place] += getWeight(member);
@@ -857,7 +878,7 @@ void DevicePropagation::remarkKeptArgument(PlacementClass &cls) {
     Operation *hostUser = nullptr;
     for (OpOperand &use : arg.getUses()) {
       Operation *user = use.getOwner();
-      if (getRequirement(use) != host)
+      if (isUnreachableUse(use) || getRequirement(use) != host)
         continue;
       if (!hostUser || (user->getBlock() == hostUser->getBlock() &&
                         user->isBeforeInBlock(hostUser)))
@@ -892,20 +913,34 @@ Type DevicePropagation::getExpectedType(OpOperand &use) {
   return getOriginalType(use.get());
 }
 
-/// Gives every use of `value` a value of the type it expects: one copy per
-/// expected type, placed by getCopyInsertionPoint; a move between devices
-/// goes through one host copy shared with the host users.
+/// Gives every use of `value` a value of the type it expects. The uses in
+/// reachable code share copies; those in each block unreachable from the
+/// definition of `value` share copies of their own, in that block, so that
+/// dead code never moves a live copy.
+LogicalResult DevicePropagation::placeUses(Value value) {
+  Type type = value.getType();
+  llvm::MapVector<Block *, SmallVector<OpOperand *>> byBlock;
+  for (OpOperand &use : value.getUses())
+    if (getExpectedType(use) != type)
+      byBlock[getUnreachableBlock(use.getOwner(), value.getParentRegion(),
+                                  domInfo)]
+          .push_back(&use);
+  for (auto &[block, uses] : byBlock)
+    if (failed(placeUses(value, uses)))
+      return failure();
+  return success();
+}
+
+/// Gives `operands` using `value`, all reachable or all in one unreachable
+/// block, a value of the type each expects: one copy per expected type,
+/// placed by getCopyInsertionPoint; a move between devices goes through one
+/// host copy shared with the host users.
 LogicalResult DevicePropagation::placeUses(Value value,
-                                           DominanceInfo &domInfo) {
+                                           ArrayRef<OpOperand *> operands) {
   Type type = value.getType();
   llvm::MapVector<Type, SmallVector<OpOperand *>> groups;
-  for (OpOperand &use : value.getUses()) {
-    Type expected = getExpectedType(use);
-    if (expected != type)
-      groups[expected].push_back(&use);
-  }
-  if (groups.empty())
-    return success();
+  for (OpOperand *operand : operands)
+    groups[getExpectedType(*operand)].push_back(operand);
 
   DeviceAttr home = getPlace(type);
   for (auto &[expected, uses] : groups) {
@@ -1024,9 +1059,8 @@ LogicalResult DevicePropagation::materialize() {
           values.push_back(result);
     });
   }
-  DominanceInfo domInfo(module);
   for (Value value : values)
-    if (failed(placeUses(value, domInfo)))
+    if (failed(placeUses(value)))
       return failure();
   return success();
 }
