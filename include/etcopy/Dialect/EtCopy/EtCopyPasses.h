@@ -10,11 +10,8 @@
 
 #include "etcopy/Dialect/EtCopy/EtCopyDialect.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Dominance.h"
 #include "mlir/Pass/Pass.h"
-
-namespace mlir {
-class DominanceInfo;
-} // namespace mlir
 
 namespace mlir::etcopy {
 
@@ -33,21 +30,48 @@ namespace mlir::etcopy {
 Block *getUnreachableBlock(Operation *op, Region *scope,
                            DominanceInfo &domInfo);
 
-/// Returns the operation before which a functional copy of `source` that
-/// serves `users` belongs: just before the first of them (or its ancestor)
-/// in the nearest block that dominates them all, then in front of every
-/// enclosing loop that `source` is invariant in. `users` must be non-empty
-/// and dominated by the definition of `source`. Both etcopy passes place
-/// copies there: a d2h sinks to its first host user, never into a loop, and
-/// a copy of a loop-invariant value runs once.
-///
-/// `users` must all be reachable from the definition of `source`, or all
-/// lie in one block unreachable from it (getUnreachableBlock with the
-/// region of `source`): in dead code the copy goes just before the first of
-/// them in that block, so that dead users never move the copies of live
-/// ones.
-Operation *getCopyInsertionPoint(Value source, ArrayRef<Operation *> users,
-                                 DominanceInfo &domInfo);
+/// The placement rule for functional copies that both etcopy passes share.
+/// It caches facts about the block structure (dominance, the blocks that lie
+/// on cycles), so it stays valid while operations are created, moved and
+/// erased, but not once blocks are.
+class CopyPlacement {
+public:
+  explicit CopyPlacement(Operation *root) : domInfo(root) {}
+
+  DominanceInfo &getDominanceInfo() { return domInfo; }
+
+  /// getUnreachableBlock with the cached dominance.
+  Block *getUnreachableBlock(Operation *op, Region *scope) {
+    return etcopy::getUnreachableBlock(op, scope, domInfo);
+  }
+
+  /// Returns the operation before which a functional copy of `source` that
+  /// serves `users` belongs: just before the first of them (or its ancestor)
+  /// in the nearest block that dominates them all, then in front of every
+  /// enclosing loop that `source` is invariant in. `users` must be
+  /// non-empty and dominated by the definition of `source`. Both etcopy
+  /// passes place copies there: a d2h sinks to its first host user, never
+  /// into a loop, and a copy of a loop-invariant value runs once.
+  ///
+  /// `users` must all be reachable from the definition of `source`, or all
+  /// lie in one block unreachable from it (getUnreachableBlock with the
+  /// region of `source`): in dead code the copy goes just before the first
+  /// of them in that block, so that dead users never move the copies of
+  /// live ones.
+  ///
+  /// Costs O(|users| x nesting depth) once the region's cycles are known
+  /// (one linear pass per region, on first use).
+  Operation *getInsertionPoint(Value source, ArrayRef<Operation *> users);
+
+private:
+  /// True if `block` can reach itself through its successors.
+  bool isInBlockCycle(Block *block);
+
+  DominanceInfo domInfo;
+  /// Regions whose cycles have been computed, and the blocks on them.
+  DenseSet<Region *> regionsWithCycles;
+  DenseSet<Block *> blocksOnCycles;
+};
 
 } // namespace mlir::etcopy
 

@@ -13,6 +13,7 @@
 #include "etcopy/Dialect/EtCopy/EtCopyDialect.h"
 #include "etcopy/Dialect/EtCopy/EtCopyPasses.h"
 
+#include "mlir/Analysis/DataLayoutAnalysis.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -29,8 +30,9 @@
 #include "llvm/ADT/SetVector.h"
 #include "llvm/Support/MathExtras.h"
 
-#include <functional>
 #include <map>
+#include <queue>
+#include <set>
 
 namespace mlir::etcopy {
 #define GEN_PASS_DEF_ETCOPYPLANDEVICEMEMORY
@@ -60,28 +62,128 @@ struct Interval {
   uint64_t start;
   uint64_t end;
   uint64_t size;
-
-  bool overlaps(const Interval &other) const {
-    return start <= other.end && other.start <= end;
-  }
 };
 } // namespace
 
-/// Places `items` one at a time in `order`: each goes into the smallest gap,
-/// between the already placed items it overlaps in time, that fits it (best
-/// fit; the lowest such gap on a tie), else above all of them. Returns the
-/// arena size and writes the offsets.
-static uint64_t packInOrder(ArrayRef<Interval> items, ArrayRef<unsigned> order,
+/// Both packings below place buffers one at a time: each goes into the
+/// smallest gap, between the already placed buffers it overlaps in time,
+/// that fits it (best fit; the lowest such gap on a tie), else above all of
+/// them.
+
+/// Best fit in program order, as one sweep: the placed buffers that overlap
+/// the next one are those still live at its start, which overlap each other
+/// too and so never share bytes. They are kept by offset, the gaps between
+/// them by size, and those that end by end: O(n log n). Returns the arena
+/// size and writes the offsets.
+static uint64_t packByStart(ArrayRef<Interval> items,
+                            ArrayRef<unsigned> byStart,
                             SmallVectorImpl<uint64_t> &offsets) {
   offsets.assign(items.size(), 0);
-  SmallVector<unsigned> placed;
+  std::map<uint64_t, unsigned> live;            // offset -> item
+  std::set<std::pair<uint64_t, uint64_t>> gaps; // (size, offset)
+  using End = std::pair<uint64_t, unsigned>;    // (end, item)
+  std::priority_queue<End, std::vector<End>, std::greater<End>> ends;
+  auto endOf = [&](unsigned item) { return offsets[item] + items[item].size; };
+  auto addGap = [&](uint64_t from, uint64_t to) {
+    if (from < to)
+      gaps.insert({to - from, from});
+  };
+  auto removeGap = [&](uint64_t from, uint64_t to) {
+    if (from < to)
+      gaps.erase({to - from, from});
+  };
+
+  uint64_t arenaSize = 0;
+  for (unsigned index : byStart) {
+    const Interval &item = items[index];
+    // Buffers dead before this one starts free their bytes: the gaps on
+    // both sides merge.
+    while (!ends.empty() && ends.top().first < item.start) {
+      unsigned dead = ends.top().second;
+      ends.pop();
+      auto it = live.find(offsets[dead]);
+      uint64_t below = it == live.begin() ? 0 : endOf(std::prev(it)->second);
+      removeGap(below, offsets[dead]);
+      if (auto above = std::next(it); above != live.end()) {
+        removeGap(endOf(dead), above->first);
+        addGap(below, above->first);
+      }
+      live.erase(it);
+    }
+    uint64_t offset;
+    if (auto gap = gaps.lower_bound({item.size, 0}); gap != gaps.end()) {
+      auto [gapSize, gapOffset] = *gap;
+      gaps.erase(gap);
+      offset = gapOffset;
+      addGap(offset + item.size, offset + gapSize);
+    } else {
+      offset = live.empty() ? 0 : endOf(std::prev(live.end())->second);
+    }
+    offsets[index] = offset;
+    live.emplace(offset, index);
+    ends.push({item.end, index});
+    arenaSize = std::max(arenaSize, offset + item.size);
+  }
+  return arenaSize;
+}
+
+/// For every item, the items that overlap it in time and come before it in
+/// `order`, found by one sweep in program order: O(n log n + pairs). Fails
+/// once there are more than `maxPairs` overlapping pairs.
+static FailureOr<SmallVector<SmallVector<unsigned, 4>>>
+findEarlierOverlaps(ArrayRef<Interval> items, ArrayRef<unsigned> byStart,
+                    ArrayRef<unsigned> order, uint64_t maxPairs) {
+  SmallVector<unsigned> rank(items.size());
+  for (auto [position, item] : llvm::enumerate(order))
+    rank[item] = position;
+  // Sweeps in program order, calling `visit` with each item and the items
+  // live at its start, which are those it overlaps among the earlier ones.
+  auto sweep = [&](function_ref<void(unsigned, ArrayRef<unsigned>)> visit) {
+    SmallVector<unsigned> live, slot(items.size());
+    using End = std::pair<uint64_t, unsigned>;
+    std::priority_queue<End, std::vector<End>, std::greater<End>> ends;
+    for (unsigned index : byStart) {
+      while (!ends.empty() && ends.top().first < items[index].start) {
+        unsigned dead = ends.top().second;
+        ends.pop();
+        live[slot[dead]] = live.back();
+        slot[live.back()] = slot[dead];
+        live.pop_back();
+      }
+      visit(index, live);
+      slot[index] = live.size();
+      live.push_back(index);
+      ends.push({items[index].end, index});
+    }
+  };
+  // Count first: the pairs are only stored when there are few enough.
+  uint64_t pairs = 0;
+  sweep([&](unsigned, ArrayRef<unsigned> live) { pairs += live.size(); });
+  if (pairs > maxPairs)
+    return failure();
+  SmallVector<SmallVector<unsigned, 4>> earlier(items.size());
+  sweep([&](unsigned index, ArrayRef<unsigned> live) {
+    for (unsigned other : live) {
+      if (rank[other] < rank[index])
+        earlier[index].push_back(other);
+      else
+        earlier[other].push_back(index);
+    }
+  });
+  return earlier;
+}
+
+/// Best fit in `order`, given for each item the items it overlaps that come
+/// before it: O(pairs log pairs). Returns the arena size and writes the
+/// offsets.
+static uint64_t packInOrder(ArrayRef<Interval> items, ArrayRef<unsigned> order,
+                            ArrayRef<SmallVector<unsigned, 4>> earlier,
+                            SmallVectorImpl<uint64_t> &offsets) {
+  offsets.assign(items.size(), 0);
   uint64_t arenaSize = 0;
   for (unsigned index : order) {
     const Interval &item = items[index];
-    SmallVector<unsigned> live;
-    for (unsigned other : placed)
-      if (items[other].overlaps(item))
-        live.push_back(other);
+    SmallVector<unsigned> live(earlier[index].begin(), earlier[index].end());
     llvm::sort(live,
                [&](unsigned a, unsigned b) { return offsets[a] < offsets[b]; });
     std::optional<uint64_t> best;
@@ -99,17 +201,32 @@ static uint64_t packInOrder(ArrayRef<Interval> items, ArrayRef<unsigned> order,
     }
     offsets[index] = best.value_or(top);
     arenaSize = std::max(arenaSize, offsets[index] + item.size);
-    placed.push_back(index);
   }
   return arenaSize;
+}
+
+/// The most overlapping pairs of buffers the size-ordered packing compares:
+/// 32 per buffer, and at least 2^20, so that a function keeps O(n log n)
+/// planning however many of its buffers live at once.
+static uint64_t getMaxOverlapPairs(size_t numItems) {
+  return std::max<uint64_t>(uint64_t(1) << 20, uint64_t(32) * numItems);
 }
 
 /// Assigns offsets to `items` and returns the arena size: the better of two
 /// greedy orders, by decreasing size (large buffers first leave gaps that
 /// small ones fill) and by program order (best when sizes are alike and
-/// lifetimes form a chain).
+/// lifetimes form a chain). The size order compares each buffer with the
+/// larger ones it overlaps; when they are too many (getMaxOverlapPairs),
+/// only program order is tried.
 static uint64_t assignOffsets(ArrayRef<Interval> items,
                               SmallVectorImpl<uint64_t> &offsets) {
+  auto byStart = llvm::to_vector(llvm::seq<unsigned>(0, items.size()));
+  llvm::sort(byStart, [&](unsigned a, unsigned b) {
+    return std::make_pair(items[a].start, a) <
+           std::make_pair(items[b].start, b);
+  });
+  uint64_t startFirst = packByStart(items, byStart, offsets);
+
   auto bySize = llvm::to_vector(llvm::seq<unsigned>(0, items.size()));
   llvm::sort(bySize, [&](unsigned a, unsigned b) {
     if (items[a].size != items[b].size)
@@ -117,20 +234,18 @@ static uint64_t assignOffsets(ArrayRef<Interval> items,
     return std::make_pair(items[a].start, a) <
            std::make_pair(items[b].start, b);
   });
-  auto byStart = llvm::to_vector(llvm::seq<unsigned>(0, items.size()));
-  llvm::sort(byStart, [&](unsigned a, unsigned b) {
-    return std::make_pair(items[a].start, a) <
-           std::make_pair(items[b].start, b);
-  });
-
-  uint64_t sizeFirst = packInOrder(items, bySize, offsets);
-  SmallVector<uint64_t> startOffsets;
-  uint64_t startFirst = packInOrder(items, byStart, startOffsets);
-  if (startFirst < sizeFirst) {
-    offsets = std::move(startOffsets);
+  FailureOr<SmallVector<SmallVector<unsigned, 4>>> earlier =
+      findEarlierOverlaps(items, byStart, bySize,
+                          getMaxOverlapPairs(items.size()));
+  if (failed(earlier))
     return startFirst;
+  SmallVector<uint64_t> sizeOffsets;
+  uint64_t sizeFirst = packInOrder(items, bySize, *earlier, sizeOffsets);
+  if (sizeFirst <= startFirst) {
+    offsets = std::move(sizeOffsets);
+    return sizeFirst;
   }
-  return sizeFirst;
+  return startFirst;
 }
 
 /// The most bytes live at one program point: no placement can do better.
@@ -475,6 +590,10 @@ private:
   /// Allocations made by addCallArenas: the call is their only allowed
   /// non-access use.
   DenseSet<Operation *> callArenas;
+  /// The data layout in scope of each operation, computed once.
+  const DataLayoutAnalysis *dataLayouts = nullptr;
+  /// Whether the run changed the module.
+  bool changedIR = false;
 };
 } // namespace
 
@@ -502,7 +621,7 @@ Verdict PlanDeviceMemoryPass::collect(
     return notPlanned(Verdict::Dynamic);
   }
   std::optional<uint64_t> stride =
-      getElementStride(type.getElementType(), DataLayout::closest(alloc));
+      getElementStride(type.getElementType(), dataLayouts->getAbove(alloc));
   if (!stride)
     os << "the size of " << type.getElementType() << " is unknown";
   else if (!type.getLayout().isIdentity())
@@ -551,12 +670,16 @@ PlanDeviceMemoryPass::planFunction(func::FuncOp function, bool callerOwned) {
   // Program points: ops numbered in pre-order, so that an op with regions
   // comes before everything nested in it.
   DenseMap<Operation *, uint64_t> points;
-  function.walk<WalkOrder::PreOrder>(
-      [&](Operation *op) { points.try_emplace(op, points.size()); });
+  SmallVector<memref::AllocOp> allocs;
+  function.walk<WalkOrder::PreOrder>([&](Operation *op) {
+    points.try_emplace(op, points.size());
+    if (auto alloc = dyn_cast<memref::AllocOp>(op))
+      allocs.push_back(alloc);
+  });
 
   std::map<std::pair<unsigned, unsigned>, Arena> byDevice;
   DominanceInfo domInfo(function);
-  function.walk([&](memref::AllocOp alloc) {
+  for (memref::AllocOp alloc : allocs) {
     switch (collect(alloc, function, domInfo, points, byDevice)) {
     case Verdict::Planned:
       ++numBuffersPlanned;
@@ -570,7 +693,7 @@ PlanDeviceMemoryPass::planFunction(func::FuncOp function, bool callerOwned) {
     case Verdict::Ignored:
       break;
     }
-  });
+  }
   SmallVector<Arena> arenas;
   for (auto &entry : byDevice)
     arenas.push_back(std::move(entry.second));
@@ -683,6 +806,7 @@ PlanDeviceMemoryPass::addCallArenas(func::CallOp call,
   for (Value value : values)
     memref::DeallocOp::create(builder, call.getLoc(), value);
   ++numCallSitesUpdated;
+  changedIR = true;
   return allocs;
 }
 
@@ -696,24 +820,67 @@ void PlanDeviceMemoryPass::runOnOperation() {
     return signalPassFailure();
   }
   bool callerOwnership = arenaOwnership == "caller";
+  changedIR = false;
   SymbolTable symbols(module);
+  dataLayouts = &getAnalysis<DataLayoutAnalysis>();
 
   // Callees before callers (post-order over direct calls; a cycle is cut
   // where the walk meets it), so that a caller can plan the arenas of its
-  // caller-owned callees like its own buffers.
+  // caller-owned callees like its own buffers. Iterative: call chains may be
+  // deeper than the stack.
   SmallVector<func::FuncOp> order;
   DenseSet<Operation *> visited;
-  std::function<void(func::FuncOp)> visit = [&](func::FuncOp function) {
-    if (!visited.insert(function).second)
-      return;
+  // The direct calls of each function (to functions of the module), found
+  // once.
+  DenseMap<Operation *, SmallVector<std::pair<func::CallOp, func::FuncOp>>>
+      callsOf;
+  struct Frame {
+    func::FuncOp function;
+    unsigned next = 0;
+  };
+  SmallVector<Frame> stack;
+  auto push = [&](func::FuncOp function) {
+    stack.push_back({function});
+    auto &calls = callsOf[function];
     function.walk([&](func::CallOp call) {
       if (auto callee = symbols.lookup<func::FuncOp>(call.getCallee()))
-        visit(callee);
+        calls.push_back({call, callee});
     });
-    order.push_back(function);
   };
-  for (func::FuncOp function : module.getOps<func::FuncOp>())
-    visit(function);
+  for (func::FuncOp root : module.getOps<func::FuncOp>()) {
+    if (!visited.insert(root).second)
+      continue;
+    push(root);
+    while (!stack.empty()) {
+      Frame &frame = stack.back();
+      auto &calls = callsOf[frame.function];
+      if (frame.next < calls.size()) {
+        func::FuncOp callee = calls[frame.next++].second;
+        if (visited.insert(callee).second)
+          push(callee);
+        continue;
+      }
+      order.push_back(frame.function);
+      stack.pop_back();
+    }
+  }
+
+  // With caller ownership, the users of every function's symbol, in one
+  // walk of the module (asking per function would walk it once per
+  // function); none known when some operation may hide uses.
+  DenseMap<Operation *, SmallVector<Operation *>> symbolUsers;
+  std::optional<SymbolTable::UseRange> uses;
+  if (callerOwnership)
+    uses = SymbolTable::getSymbolUses(&module.getBodyRegion());
+  if (uses)
+    for (const SymbolTable::SymbolUse &use : *uses)
+      if (Operation *symbol =
+              symbols.lookup(use.getSymbolRef().getRootReference()))
+        symbolUsers[symbol].push_back(use.getUser());
+  auto getUsers = [&](Operation *symbol) -> ArrayRef<Operation *> {
+    auto it = symbolUsers.find(symbol);
+    return it == symbolUsers.end() ? ArrayRef<Operation *>() : it->second;
+  };
 
   // Arena types of the caller-owned functions planned so far.
   DenseMap<Operation *, SmallVector<MemRefType>> arenaArguments;
@@ -722,13 +889,13 @@ void PlanDeviceMemoryPass::runOnOperation() {
     done.insert(function);
     // Calls to caller-owned callees planned before: this function provides
     // their arenas.
-    function.walk([&](func::CallOp call) {
-      auto it = arenaArguments.find(symbols.lookup(call.getCallee()));
+    for (auto [call, callee] : callsOf[function]) {
+      auto it = arenaArguments.find(callee);
       if (it == arenaArguments.end())
-        return;
+        continue;
       for (Operation *alloc : addCallArenas(call, it->second))
         callArenas.insert(alloc);
-    });
+    }
     if (function.isExternal() ||
         function->hasAttr(EtCopyDialect::getArenasAttrName()))
       continue;
@@ -737,16 +904,11 @@ void PlanDeviceMemoryPass::runOnOperation() {
     // can update.
     Operation *otherUse = nullptr;
     if (callerOwnership) {
-      if (std::optional<SymbolTable::UseRange> uses =
-              symbols.getSymbolUses(function, module)) {
-        for (const SymbolTable::SymbolUse &use : *uses)
-          if (!isa<func::CallOp>(use.getUser())) {
-            otherUse = use.getUser();
-            break;
-          }
-      } else {
+      if (!uses)
         otherUse = module;
-      }
+      for (Operation *user : getUsers(function))
+        if (!otherUse && !isa<func::CallOp>(user))
+          otherUse = user;
     }
     bool callerOwned = callerOwnership && !otherUse;
 
@@ -755,6 +917,7 @@ void PlanDeviceMemoryPass::runOnOperation() {
       return signalPassFailure();
     if (arenas->empty())
       continue;
+    changedIR = true;
     if (failed(emitArenaGlobals(function, symbols, *arenas)))
       return signalPassFailure();
     if (callerOwnership && !callerOwned) {
@@ -777,11 +940,12 @@ void PlanDeviceMemoryPass::runOnOperation() {
     arenaArguments[function] = types;
     // Calls in functions already planned (recursion): fresh arenas around
     // each call, not planned.
-    if (std::optional<SymbolTable::UseRange> uses =
-            symbols.getSymbolUses(function, module))
-      for (const SymbolTable::SymbolUse &use : *uses)
-        if (done.contains(use.getUser()->getParentOfType<func::FuncOp>()))
-          addCallArenas(cast<func::CallOp>(use.getUser()), types);
+    for (Operation *user : getUsers(function))
+      if (done.contains(user->getParentOfType<func::FuncOp>()))
+        addCallArenas(cast<func::CallOp>(user), types);
   }
   callArenas.clear();
+  // Nothing to verify again when nothing changed.
+  if (!changedIR)
+    markAllAnalysesPreserved();
 }

@@ -27,6 +27,8 @@
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SetVector.h"
 
+#include <set>
+
 namespace mlir::etcopy {
 #define GEN_PASS_DEF_ETCOPYPROPAGATEDEVICE
 #include "etcopy/Dialect/EtCopy/EtCopyPasses.h.inc"
@@ -189,12 +191,14 @@ struct Counters {
 class DevicePropagation {
 public:
   DevicePropagation(ModuleOp module, bool skipH2D, bool skipD2H)
-      : module(module), symbolTable(module), domInfo(module),
+      : module(module), symbolTable(module), placement(module),
         defaultSkipH2D(skipH2D), defaultSkipD2H(skipD2H),
         host(getHost(module.getContext())) {}
 
   LogicalResult run();
   const Counters &getCounters() const { return counters; }
+  /// Whether the run changed the module.
+  bool hasChangedIR() const { return changedIR; }
 
 private:
   // Classification and checks.
@@ -210,6 +214,7 @@ private:
   // Host code.
   void buildClasses();
   void solve();
+  void setPlace(unsigned id, DeviceAttr place);
   DeviceAttr choosePlace(PlacementClass &cls);
   uint64_t getCost(PlacementClass &cls, unsigned classId, DeviceAttr place);
   void remarkKeptArgument(PlacementClass &cls);
@@ -228,8 +233,8 @@ private:
   /// uses: it never runs, so it weighs nothing in placement decisions and
   /// gets copies of its own.
   bool isUnreachableUse(OpOperand &use) {
-    return getUnreachableBlock(use.getOwner(), use.get().getParentRegion(),
-                               domInfo);
+    return placement.getUnreachableBlock(use.getOwner(),
+                                         use.get().getParentRegion());
   }
 
   func::FuncOp getCallee(func::CallOp call) {
@@ -241,11 +246,13 @@ private:
 
   ModuleOp module;
   SymbolTable symbolTable;
-  /// Block structure never changes: one analysis serves the whole run.
-  DominanceInfo domInfo;
+  /// Where copies go. The pass never changes blocks, so one serves the
+  /// whole run.
+  CopyPlacement placement;
   bool defaultSkipH2D, defaultSkipD2H;
   DeviceAttr host;
   Counters counters;
+  bool changedIR = false;
 
   llvm::MapVector<func::FuncOp, FunctionInfo> functions;
   SmallVector<PlacementClass> classes;
@@ -253,6 +260,12 @@ private:
   DenseMap<OpOperand *, unsigned> classOfSource;
   /// Types before the pass of the values it retyped.
   DenseMap<Value, Type> originalTypes;
+  /// For getNeeds: how many reachable uses need a value at each place, and
+  /// how many operands forward a value into a class.
+  DenseMap<Value, llvm::SmallDenseMap<DeviceAttr, unsigned, 2>> needCounts;
+  DenseMap<std::pair<Value, unsigned>, unsigned> forwardCounts;
+  /// Places the host tensors of device code on each device.
+  DenseMap<DeviceAttr, std::unique_ptr<AttrTypeReplacer>> replacers;
 };
 } // namespace
 
@@ -277,20 +290,29 @@ void DevicePropagation::classifyFunctions() {
     }
   }
 
-  for (auto &[func, info] : functions) {
-    std::optional<SymbolTable::UseRange> uses =
-        SymbolTable::getSymbolUses(func, module);
-    if (!uses) {
-      info.otherUse = module;
+  // The uses of every function in one walk of the module (asking for the
+  // uses of each function would walk it once per function).
+  std::optional<SymbolTable::UseRange> uses =
+      SymbolTable::getSymbolUses(&module.getBodyRegion());
+  if (!uses) {
+    // Some operation may hide uses: no function is known to be only called.
+    for (auto &entry : functions)
+      entry.second.otherUse = module;
+    return;
+  }
+  for (const SymbolTable::SymbolUse &use : *uses) {
+    auto func = symbolTable.lookup<func::FuncOp>(
+        use.getSymbolRef().getRootReference());
+    if (!func)
       continue;
-    }
-    for (const SymbolTable::SymbolUse &use : *uses) {
-      auto call = dyn_cast<func::CallOp>(use.getUser());
-      if (call && call.getCalleeAttr() == use.getSymbolRef())
-        info.calls.push_back(call);
-      else if (!info.otherUse)
-        info.otherUse = use.getUser();
-    }
+    FunctionInfo &info = functions[func];
+    auto call = dyn_cast<func::CallOp>(use.getUser());
+    if (call && call.getCalleeAttr() == use.getSymbolRef())
+      info.calls.push_back(call);
+    else if (!info.otherUse)
+      info.otherUse = use.getUser();
+  }
+  for (auto &[func, info] : functions) {
     if (info.role == FunctionRole::OpaqueHost && !func.isDeclaration() &&
         !info.otherUse && !info.calls.empty())
       info.role = FunctionRole::InternalHost;
@@ -487,30 +509,57 @@ LogicalResult DevicePropagation::checkPlacedOps() {
 /// device, and the results of every call to it.
 void DevicePropagation::propagateIntoDeviceCode(func::FuncOp func) {
   DeviceAttr device = functions[func].device;
-  AttrTypeReplacer replacer;
-  replacer.addReplacement([&](RankedTensorType type) -> std::optional<Type> {
-    if (!getPlacement(type).isHost())
-      return std::nullopt;
-    return withPlacement(type, device);
-  });
-  // Tensor constants carry their type inside the attribute.
-  replacer.addReplacement(
-      [&](DenseElementsAttr attr) -> std::optional<Attribute> {
-        auto type = dyn_cast<RankedTensorType>(attr.getType());
-        if (!type || !getPlacement(type).isHost())
-          return std::nullopt;
-        return attr.reshape(cast<ShapedType>(withPlacement(type, device)));
-      });
-  func.walk([&](Operation *op) {
-    replacer.replaceElementsIn(op, /*replaceAttrs=*/true,
-                               /*replaceLocs=*/false, /*replaceTypes=*/true);
-    // Inherent attributes (the function type, a constant's value) live in
-    // properties, which the attribute dictionary does not cover.
-    if (Attribute properties = op->getPropertiesAsAttribute()) {
-      Attribute replaced = replacer.replace(properties);
-      if (replaced != properties)
-        (void)op->setPropertiesFromAttribute(replaced, /*emitError=*/nullptr);
+  // One replacer per device: its cache then serves every function of the
+  // device (the delegates of a model share their few signatures).
+  std::unique_ptr<AttrTypeReplacer> &deviceReplacer = replacers[device];
+  if (!deviceReplacer) {
+    deviceReplacer = std::make_unique<AttrTypeReplacer>();
+    deviceReplacer->addReplacement(
+        [device](RankedTensorType type) -> std::optional<Type> {
+          if (!getPlacement(type).isHost())
+            return std::nullopt;
+          return withPlacement(type, device);
+        });
+    // Tensor constants carry their type inside the attribute.
+    deviceReplacer->addReplacement(
+        [device](DenseElementsAttr attr) -> std::optional<Attribute> {
+          auto type = dyn_cast<RankedTensorType>(attr.getType());
+          if (!type || !getPlacement(type).isHost())
+            return std::nullopt;
+          return attr.reshape(cast<ShapedType>(withPlacement(type, device)));
+        });
+  }
+  AttrTypeReplacer &replacer = *deviceReplacer;
+  auto retype = [&](Value value) {
+    if (Type type = replacer.replace(value.getType());
+        type != value.getType()) {
+      value.setType(type);
+      changedIR = true;
     }
+  };
+  func.walk([&](Operation *op) {
+    for (Value result : op->getResults())
+      retype(result);
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (Value arg : block.getArguments())
+          retype(arg);
+    // Attributes one by one, inherent ones (the function type, a constant's
+    // value) by name: replacing the whole dictionary would first build one
+    // holding the inherent attributes too, per operation, which costs more
+    // than the rest of the pass on a module of many delegates.
+    DictionaryAttr attrs = op->getRawDictionaryAttrs();
+    if (Attribute replaced = replacer.replace(attrs); replaced != attrs) {
+      op->setAttrs(cast<DictionaryAttr>(replaced));
+      changedIR = true;
+    }
+    if (std::optional<RegisteredOperationName> name = op->getRegisteredInfo())
+      for (StringAttr attrName : name->getAttributeNames())
+        if (Attribute attr = op->getInherentAttr(attrName).value_or(nullptr))
+          if (Attribute replaced = replacer.replace(attr); replaced != attr) {
+            op->setInherentAttr(attrName, replaced);
+            changedIR = true;
+          }
   });
 
   for (func::CallOp call : functions[func].calls) {
@@ -523,6 +572,7 @@ void DevicePropagation::propagateIntoDeviceCode(func::FuncOp func) {
         continue;
       originalTypes.try_emplace(result, result.getType());
       result.setType(type);
+      changedIR = true;
     }
   }
 }
@@ -643,19 +693,21 @@ void DevicePropagation::buildClasses() {
     }
     // Results: returns feed one slot, which every call site's result shares.
     bool freeResults = info.role == FunctionRole::InternalHost || info.skipD2H;
+    if (!freeResults)
+      continue;
+    SmallVector<func::ReturnOp> returns;
+    func.walk([&](func::ReturnOp ret) { returns.push_back(ret); });
     for (auto [position, type] :
          llvm::enumerate(func.getFunctionType().getResults())) {
-      if (!freeResults || !isPlaceable(type))
+      if (!isPlaceable(type))
         continue;
       unsigned slot = newId(type, Value());
       if (info.role == FunctionRole::Method)
         methodIds[slot] = {ClassKind::MethodResult, func, position};
       for (func::CallOp call : info.calls)
         joins.push_back({slot, getId(call.getResult(position))});
-      unsigned resultPosition = position;
-      func.walk([&](func::ReturnOp ret) {
-        forwards.push_back({&ret->getOpOperand(resultPosition), slot});
-      });
+      for (func::ReturnOp ret : returns)
+        forwards.push_back({&ret->getOpOperand(position), slot});
     }
   }
 
@@ -727,22 +779,44 @@ DeviceAttr DevicePropagation::getRequirement(OpOperand &use) {
 }
 
 /// The distinct known places the users of `value` in reachable code need it
-/// at, leaving out the operands forwarded into class `skipClass`.
+/// at, leaving out the operands forwarded into class `skipClass`. Counts the
+/// uses once per value; then O(places), however many classes ask.
 SmallVector<DeviceAttr>
 DevicePropagation::getNeeds(Value value, std::optional<unsigned> skipClass) {
-  SetVector<DeviceAttr> needs;
-  for (OpOperand &use : value.getUses()) {
-    if (isUnreachableUse(use))
-      continue;
-    if (skipClass) {
-      auto it = classOfSource.find(&use);
-      if (it != classOfSource.end() && it->second == *skipClass)
-        continue;
-    }
-    if (DeviceAttr place = getRequirement(use))
-      needs.insert(place);
+  auto [counts, inserted] = needCounts.try_emplace(value);
+  if (inserted)
+    for (OpOperand &use : value.getUses())
+      if (!isUnreachableUse(use))
+        if (DeviceAttr place = getRequirement(use))
+          ++counts->second[place];
+  DeviceAttr skippedPlace;
+  unsigned skipped = 0;
+  if (skipClass) {
+    skippedPlace = classes[*skipClass].place;
+    skipped = forwardCounts.lookup({value, *skipClass});
   }
-  return needs.takeVector();
+  SmallVector<DeviceAttr> needs;
+  for (auto [place, count] : counts->second)
+    if (count > (place == skippedPlace ? skipped : 0))
+      needs.push_back(place);
+  return needs;
+}
+
+/// Moves class `id` to `place`, keeping the counts of getNeeds current.
+void DevicePropagation::setPlace(unsigned id, DeviceAttr place) {
+  PlacementClass &cls = classes[id];
+  for (OpOperand *source : cls.sources) {
+    if (isUnreachableUse(*source))
+      continue;
+    auto counts = needCounts.find(source->get());
+    if (counts == needCounts.end())
+      continue;
+    if (cls.place)
+      --counts->second[cls.place];
+    if (place)
+      ++counts->second[place];
+  }
+  cls.place = place;
 }
 
 /// The copies (weighted by loop depth) that placing `cls` at `place` costs:
@@ -846,19 +920,62 @@ DeviceAttr DevicePropagation::choosePlace(PlacementClass &cls) {
 }
 
 void DevicePropagation::solve() {
-  // Choices depend on each other (a loop's result feeds another loop); a
-  // few rounds settle them. The bound guards against two choices that keep
-  // flipping each other; the last round's answer is valid either way.
-  constexpr unsigned kMaxRounds = 8;
-  for (unsigned round = 0; round < kMaxRounds; ++round) {
-    bool changed = false;
-    for (PlacementClass &cls : classes) {
-      DeviceAttr place = choosePlace(cls);
-      changed |= place != cls.place;
-      cls.place = place;
+  // How many reachable operands forward each value into each class, and
+  // which classes each value is forwarded into.
+  DenseMap<Value, SmallVector<unsigned, 2>> forwardedInto;
+  for (auto [id, cls] : llvm::enumerate(classes)) {
+    for (OpOperand *source : cls.sources) {
+      SmallVector<unsigned, 2> &into = forwardedInto[source->get()];
+      if (into.empty() || into.back() != id)
+        into.push_back(id);
+      if (!isUnreachableUse(*source))
+        ++forwardCounts[{source->get(), static_cast<unsigned>(id)}];
     }
-    if (!changed)
-      break;
+  }
+  // The classes whose choice reads the place of class `id`: itself, those
+  // forwarding one of its members (their sources' home), the class of each
+  // value forwarded into it (their users' needs) and the other classes
+  // that value is forwarded into (its other needs).
+  auto forEachDependent = [&](unsigned id, function_ref<void(unsigned)> fn) {
+    auto forwardedIntoOf = [&](Value value) {
+      auto it = forwardedInto.find(value);
+      if (it != forwardedInto.end())
+        llvm::for_each(it->second, fn);
+    };
+    fn(id);
+    for (Value member : classes[id].members)
+      forwardedIntoOf(member);
+    for (OpOperand *source : classes[id].sources) {
+      if (auto it = classOfValue.find(source->get()); it != classOfValue.end())
+        fn(it->second);
+      forwardedIntoOf(source->get());
+    }
+  };
+
+  // Choices depend on each other (a loop's result feeds another loop): a
+  // few sweeps in class order settle them, each choosing again only for the
+  // classes whose inputs changed (later ones in the same sweep, earlier ones
+  // in the next), which is what choosing again for all would give. The
+  // bound guards against two choices that keep flipping each other; the
+  // last sweep's answer is valid either way.
+  constexpr unsigned kMaxRounds = 8;
+  std::set<unsigned> pending;
+  for (unsigned id = 0, e = classes.size(); id < e; ++id)
+    pending.insert(id);
+  for (unsigned round = 0; round < kMaxRounds && !pending.empty(); ++round) {
+    std::set<unsigned> nextRound;
+    while (!pending.empty()) {
+      unsigned id = *pending.begin();
+      pending.erase(pending.begin());
+      DeviceAttr place = choosePlace(classes[id]);
+      if (place == classes[id].place)
+        continue;
+      setPlace(id, place);
+      forEachDependent(id, [&](unsigned dependent) {
+        (dependent > id ? pending : nextRound).insert(dependent);
+      });
+    }
+    pending = std::move(nextRound);
   }
 }
 
@@ -922,8 +1039,8 @@ LogicalResult DevicePropagation::placeUses(Value value) {
   llvm::MapVector<Block *, SmallVector<OpOperand *>> byBlock;
   for (OpOperand &use : value.getUses())
     if (getExpectedType(use) != type)
-      byBlock[getUnreachableBlock(use.getOwner(), value.getParentRegion(),
-                                  domInfo)]
+      byBlock[placement.getUnreachableBlock(use.getOwner(),
+                                            value.getParentRegion())]
           .push_back(&use);
   for (auto &[block, uses] : byBlock)
     if (failed(placeUses(value, uses)))
@@ -933,7 +1050,7 @@ LogicalResult DevicePropagation::placeUses(Value value) {
 
 /// Gives `operands` using `value`, all reachable or all in one unreachable
 /// block, a value of the type each expects: one copy per expected type,
-/// placed by getCopyInsertionPoint; a move between devices goes through one
+/// placed by CopyPlacement; a move between devices goes through one
 /// host copy shared with the host users.
 LogicalResult DevicePropagation::placeUses(Value value,
                                            ArrayRef<OpOperand *> operands) {
@@ -963,8 +1080,9 @@ LogicalResult DevicePropagation::placeUses(Value value,
   };
   auto createCopy = [&](Value source, Type to, ArrayRef<OpOperand *> uses,
                         Operation *after) -> Value {
-    Operation *point = getCopyInsertionPoint(source, getOwners(uses), domInfo);
-    if (after && !domInfo.properlyDominates(after, point))
+    Operation *point = placement.getInsertionPoint(source, getOwners(uses));
+    if (after &&
+        !placement.getDominanceInfo().properlyDominates(after, point))
       point = after->getNextNode();
     OpBuilder builder(point);
     Location loc = uses.front()->getOwner()->getLoc();
@@ -978,6 +1096,7 @@ LogicalResult DevicePropagation::placeUses(Value value,
     }
     for (OpOperand *use : uses)
       use->set(copy);
+    changedIR = true;
     return copy;
   };
 
@@ -1022,6 +1141,7 @@ LogicalResult DevicePropagation::materialize() {
         continue;
       originalTypes.try_emplace(member, member.getType());
       member.setType(type);
+      changedIR = true;
     }
     if (cls.kind == ClassKind::MethodArgument && !cls.place.isHost())
       ++counters.argumentsOnDevice;
@@ -1039,8 +1159,12 @@ LogicalResult DevicePropagation::materialize() {
           results[operand.getOperandNumber()] = classes[it->second].getType();
       }
     });
-    func.setFunctionType(FunctionType::get(
-        func.getContext(), func.front().getArgumentTypes(), results));
+    auto type = FunctionType::get(func.getContext(),
+                                  func.front().getArgumentTypes(), results);
+    if (type != func.getFunctionType()) {
+      func.setFunctionType(type);
+      changedIR = true;
+    }
   }
 
   // Copies, value by value. Collect first: copies add values and uses.
@@ -1143,6 +1267,9 @@ struct EtCopyPropagateDevicePass
                                   skipD2HForMethodOutputs);
     if (failed(propagation.run()))
       return signalPassFailure();
+    // Nothing to verify again when nothing changed.
+    if (!propagation.hasChangedIR())
+      markAllAnalysesPreserved();
     const Counters &counters = propagation.getCounters();
     numH2DInserted += counters.h2d;
     numD2HInserted += counters.d2h;
