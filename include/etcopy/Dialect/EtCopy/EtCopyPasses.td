@@ -236,21 +236,33 @@ def EtCopyPlanDeviceMemory
       `scf.while`, `scf.if`, `scf.index_switch` or `scf.execute_region`
       nested in it, and
     * does not escape: every use (through view-like ops) reads or writes it
-      (copies, loads, stores, `linalg`), or is `memref.dim`; it is not
-      returned, yielded, passed to a call, stored as a value or turned into
-      a pointer (uses in blocks unreachable from their region's entry
-      never run and do not count; a deallocation there is erased with the
-      buffer's)
+      (copies, loads, stores, `linalg`, calls to a delegate), or is
+      `memref.dim`; it is not returned, yielded, passed to another call,
+      stored as a value or turned into a pointer (uses in blocks unreachable
+      from their region's entry never run and do not count; a deallocation
+      there is erased with the buffer's)
 
     becomes a `memref.view` at a constant offset into its device's arena: one
     `memref<Nxi8, #etcopy.device<...>>` per (device kind, ordinal), never
     shared between devices. Its `memref.dealloc` disappears. Dynamically
     sized buffers and buffers that do not qualify stay as they are.
 
-    A buffer lives from its allocation to its deallocation (in program
-    order, nested ops included); two buffers whose lifetimes do not overlap
-    may share bytes. A buffer allocated in a loop body gets one slot that
-    every iteration reuses. Offsets are multiples of 256 bytes (what
+    A call to a *delegate* (a `func.func` carrying
+    `etcopy.device = #etcopy.device<cuda:N>`) follows the delegate calling
+    contract: the delegate reads its memref arguments while it runs (and
+    writes those whose argument carries `etcopy.writes`), keeps none of
+    them after it returns, and returns fresh buffers that alias none of
+    them. Passing a buffer to it is therefore an access for the duration of
+    the call, like a copy; a call to any other function may keep what it
+    is passed, so that buffer keeps its allocation.
+
+    A buffer lives from its allocation to its last use (in program order,
+    through views; a use nested in an op of the allocating block, a loop
+    say, keeps it alive until that op ends), not to its deallocation, which
+    ownership-based deallocation places at the end of the block for every
+    buffer. Two buffers whose lifetimes do not overlap may share bytes. A
+    buffer allocated in a loop body gets one slot that every iteration
+    reuses. Offsets are multiples of 256 bytes (what
     `cudaMalloc` guarantees and the runtime's CUDA allocator accepts as
     alignment). The planner is greedy: it places buffers one at a time, each
     in the smallest gap between the already placed buffers it overlaps in

@@ -385,21 +385,45 @@ static bool isNonEscapingAccess(Operation *user, Value value) {
   return true;
 }
 
+namespace {
+/// Where a planned buffer stops being used.
+struct LifetimeEnd {
+  /// Its deallocation, in the block of its allocation.
+  memref::DeallocOp dealloc;
+  /// The last operation of that block that uses it, directly, through a
+  /// view or in a nested region; null when only the deallocation does.
+  Operation *lastUser = nullptr;
+  /// Its deallocations in unreachable code, erased with `dealloc`.
+  SmallVector<Operation *> unreachableDeallocs;
+};
+} // namespace
+
+/// True when `callee` is a delegate: a function placed on a device. Under
+/// the delegate calling contract a call to it reads (and, for arguments
+/// marked `etcopy.writes`, writes) its memref operands while it runs and
+/// keeps none of them, so passing a buffer is an access, not an escape.
+static bool isDelegate(func::FuncOp callee) {
+  auto device = callee->getAttrOfType<DeviceAttr>(
+      EtCopyDialect::getDeviceAttrName());
+  return device && !device.isHost();
+}
+
 /// Checks that `alloc` is freed once, in its block, and that nothing uses it
 /// (or views of it) other than to access it before that: then the buffer can
-/// live in an arena for exactly that interval. Uses in code unreachable from
-/// the allocation never run and are not looked at; its deallocations there
-/// are appended to `unreachableDeallocs`. Returns the deallocation, or
-/// writes why not to `reason`. `callArenas` are allocations this pass made
-/// for a caller-owned callee's arenas: the call may use them.
-static memref::DeallocOp
+/// live in an arena from its allocation to its last use. Uses in code
+/// unreachable from the allocation never run and are not looked at.
+/// Returns where the lifetime ends, or writes why the buffer cannot be
+/// planned to `reason`. `callArenas` are allocations this pass made for a
+/// caller-owned callee's arenas: the call may use them.
+static std::optional<LifetimeEnd>
 findLifetimeEnd(memref::AllocOp alloc, const DenseSet<Operation *> &callArenas,
-                DominanceInfo &domInfo,
-                SmallVectorImpl<Operation *> &unreachableDeallocs,
+                const SymbolTable &symbols, DominanceInfo &domInfo,
+                const DenseMap<Operation *, uint64_t> &points,
                 std::string &reason) {
   llvm::raw_string_ostream os(reason);
   Block *block = alloc->getBlock();
-  memref::DeallocOp dealloc;
+  LifetimeEnd end;
+  memref::DeallocOp &dealloc = end.dealloc;
   SmallVector<Operation *> users;
   SmallVector<Value> worklist = {alloc.getResult()};
   while (!worklist.empty()) {
@@ -408,29 +432,33 @@ findLifetimeEnd(memref::AllocOp alloc, const DenseSet<Operation *> &callArenas,
       Operation *user = use.getOwner();
       if (getUnreachableBlock(user, block->getParent(), domInfo)) {
         if (isa<memref::DeallocOp>(user) && value == alloc.getResult())
-          unreachableDeallocs.push_back(user);
+          end.unreachableDeallocs.push_back(user);
         continue;
       }
       users.push_back(user);
       if (auto free = dyn_cast<memref::DeallocOp>(user)) {
         if (value != alloc.getResult()) {
           os << "a view of it is freed";
-          return {};
+          return std::nullopt;
         }
         if (dealloc) {
           os << "it is freed more than once";
-          return {};
+          return std::nullopt;
         }
         if (free->getBlock() != block) {
           os << "it is freed in another block";
-          return {};
+          return std::nullopt;
         }
         dealloc = free;
         continue;
       }
-      if (isa<func::CallOp>(user) && value == alloc.getResult() &&
-          callArenas.contains(alloc))
-        continue;
+      if (auto call = dyn_cast<func::CallOp>(user)) {
+        if (value == alloc.getResult() && callArenas.contains(alloc))
+          continue;
+        if (auto callee = symbols.lookup<func::FuncOp>(call.getCallee()))
+          if (isDelegate(callee))
+            continue;
+      }
       if (auto view = dyn_cast<ViewLikeOpInterface>(user);
           view && view.getViewSource() == value) {
         for (Value result : user->getResults())
@@ -440,24 +468,28 @@ findLifetimeEnd(memref::AllocOp alloc, const DenseSet<Operation *> &callArenas,
       }
       if (!isNonEscapingAccess(user, value)) {
         os << "it escapes through '" << user->getName() << "'";
-        return {};
+        return std::nullopt;
       }
     }
   }
   if (!dealloc) {
     os << "it is not freed in the function";
-    return {};
+    return std::nullopt;
   }
-  // Every use lies between the allocation and the deallocation.
+  // Every use lies between the allocation and the deallocation; the last
+  // one, or the op of this block it is nested in, ends the lifetime.
   for (Operation *user : users) {
+    if (user == dealloc)
+      continue;
     Operation *ancestor = block->findAncestorOpInBlock(*user);
-    if (!ancestor ||
-        (ancestor != dealloc && dealloc->isBeforeInBlock(ancestor))) {
+    if (!ancestor || points.lookup(ancestor) > points.lookup(dealloc)) {
       os << "'" << user->getName() << "' uses it after its deallocation";
-      return {};
+      return std::nullopt;
     }
+    if (!end.lastUser || points.lookup(ancestor) > points.lookup(end.lastUser))
+      end.lastUser = ancestor;
   }
-  return dealloc;
+  return end;
 }
 
 //===----------------------------------------------------------------------===//
@@ -592,6 +624,8 @@ private:
   DenseSet<Operation *> callArenas;
   /// The data layout in scope of each operation, computed once.
   const DataLayoutAnalysis *dataLayouts = nullptr;
+  /// The module's symbols, to recognise calls to delegates.
+  const SymbolTable *moduleSymbols = nullptr;
   /// Whether the run changed the module.
   bool changedIR = false;
 };
@@ -648,20 +682,27 @@ Verdict PlanDeviceMemoryPass::collect(
           "index_switch/execute_region bodies are planned)";
   if (!reason.empty())
     return notPlanned(Verdict::NotPlanned);
-  SmallVector<Operation *> unreachableDeallocs;
-  memref::DeallocOp dealloc = findLifetimeEnd(alloc, callArenas, domInfo,
-                                              unreachableDeallocs, reason);
-  if (!dealloc)
+  std::optional<LifetimeEnd> end = findLifetimeEnd(
+      alloc, callArenas, *moduleSymbols, domInfo, points, reason);
+  if (!end)
     return notPlanned(Verdict::NotPlanned);
 
+  // The buffer lives from its allocation to its last use, nested regions
+  // included: up to just before the op that follows the last user in the
+  // block (ops are numbered in pre-order, so that op comes right after the
+  // last op nested in the user). Not up to the deallocation, which
+  // ownership-based deallocation places at the end of the block for all.
+  uint64_t start = points.lookup(alloc);
+  uint64_t last =
+      end->lastUser ? points.lookup(end->lastUser->getNextNode()) - 1 : start;
   uint64_t size = *stride * type.getNumElements();
   Arena &arena =
       arenas[{static_cast<unsigned>(device.getKind()), device.getOrdinal()}];
   arena.device = device;
-  Interval lifetime{points.lookup(alloc), points.lookup(dealloc),
-                    llvm::alignTo(size, kArenaAlignment)};
-  arena.buffers.push_back(
-      {alloc, dealloc, std::move(unreachableDeallocs), size, lifetime});
+  Interval lifetime{start, last, llvm::alignTo(size, kArenaAlignment)};
+  arena.buffers.push_back({alloc, end->dealloc,
+                           std::move(end->unreachableDeallocs), size,
+                           lifetime});
   return Verdict::Planned;
 }
 
@@ -822,6 +863,7 @@ void PlanDeviceMemoryPass::runOnOperation() {
   bool callerOwnership = arenaOwnership == "caller";
   changedIR = false;
   SymbolTable symbols(module);
+  moduleSymbols = &symbols;
   dataLayouts = &getAnalysis<DataLayoutAnalysis>();
 
   // Callees before callers (post-order over direct calls; a cycle is cut
