@@ -36,6 +36,7 @@ import math
 import os
 import re
 import shlex
+import signal
 import statistics
 import subprocess
 import sys
@@ -91,17 +92,23 @@ def run_timed(opt, flags, path, timeout):
     peak RSS in KiB)."""
     command = ["/usr/bin/time", "-f", "%e %M", opt, path, *flags,
                "--mlir-timing", "-o", os.devnull]
-    try:
-        proc = subprocess.run(command, capture_output=True, text=True,
-                              timeout=timeout)
-    except subprocess.TimeoutExpired:
-        raise Timeout()
-    lines = proc.stderr.splitlines()
+    # In a session of its own, so that a timeout ends etcopy-opt too, not
+    # only /usr/bin/time.
+    with subprocess.Popen(command, stdout=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE, text=True,
+                          start_new_session=True) as proc:
+        try:
+            _, stderr = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
+            raise Timeout()
+    lines = stderr.splitlines()
     if proc.returncode or not lines:
         sys.exit(f"failed ({proc.returncode}): "
-                 f"{' '.join(map(shlex.quote, command))}\n{proc.stderr}")
+                 f"{' '.join(map(shlex.quote, command))}\n{stderr}")
     wall, rss = lines[-1].split()
-    return top_level_pass_seconds(proc.stderr), float(wall), int(rss)
+    return top_level_pass_seconds(stderr), float(wall), int(rss)
 
 
 def top_level_pass_seconds(report):
@@ -118,18 +125,52 @@ def top_level_pass_seconds(report):
 STATISTICS = {"median": statistics.median, "min": min}
 
 
-def measure(opt, flags, path, repeat, budget, timeout, statistic):
-    """The median (or minimum) pass seconds and the largest peak RSS (KiB) of
-    up to `repeat` runs; fewer once the runs took `budget` seconds."""
-    samples, rss, spent = [], 0, 0.0
-    for _ in range(repeat):
-        seconds, wall, peak = run_timed(opt, flags, path, timeout)
-        samples.append(seconds)
-        rss = max(rss, peak)
-        spent += wall
-        if spent >= budget:
-            break
-    return STATISTICS[statistic](samples), rss
+class Point:
+    """The runs of one command on one input: pass seconds and peak RSS."""
+
+    def __init__(self, flags, path):
+        self.flags, self.path = flags, path
+        self.seconds, self.rss, self.spent = [], 0, 0.0
+        self.timed_out = False
+
+    def run(self, args):
+        if self.timed_out or self.spent >= args.budget:
+            return
+        try:
+            seconds, wall, rss = run_timed(args.etcopy_opt, self.flags,
+                                           self.path, args.timeout)
+        except Timeout:
+            self.timed_out = True
+            return
+        self.seconds.append(seconds)
+        self.rss = max(self.rss, rss)
+        self.spent += wall
+
+    def time(self, args):
+        """The median (or minimum) of the runs; None after a timeout."""
+        if self.timed_out or not self.seconds:
+            return None
+        return STATISTICS[args.statistic](self.seconds)
+
+
+def measure(args, measurement, reference, sizes, directory):
+    """Runs `measurement` and the reference on every size, `--repeat` times
+    in rounds over the sizes, so that a change of load on the machine
+    affects all sizes alike. Returns {n: (point, reference point)}."""
+    points = {}
+    for n in sizes:
+        path = prepare_input(args, measurement, n, directory)
+        points[n] = (Point(measurement.flags, path),
+                     None if args.no_reference else Point(reference, path))
+    for _ in range(args.repeat):
+        for n in sizes:
+            point, reference_point = points[n]
+            if reference_point:
+                reference_point.run(args)
+            point.run(args)
+            if point.timed_out:
+                break  # Larger inputs would take longer still.
+    return points
 
 
 def prepare_input(args, measurement, n, directory):
@@ -215,20 +256,13 @@ def main():
         directory = args.keep or scratch
         os.makedirs(directory, exist_ok=True)
         for measurement in measurements:
+            points = measure(args, measurement, reference, sizes, directory)
             previous = None
             for n in sizes:
-                path = prepare_input(args, measurement, n, directory)
-                ref_seconds, ref_rss = None, None
-                if not args.no_reference:
-                    ref_seconds, ref_rss = measure(
-                        args.etcopy_opt, reference, path, args.repeat,
-                        args.budget, args.timeout, args.statistic)
-                try:
-                    seconds, rss = measure(
-                        args.etcopy_opt, measurement.flags, path, args.repeat,
-                        args.budget, args.timeout, args.statistic)
-                except Timeout:
-                    seconds = rss = None
+                point, reference_point = points[n]
+                seconds = point.time(args)
+                ref_seconds = reference_point and reference_point.time(args)
+                ref_rss = reference_point and reference_point.rss
                 factor = growth(previous, n, seconds)
                 cells = [measurement.label(), str(n),
                          fmt(seconds, ".3f", f"> {args.timeout:.0f}"),
@@ -236,7 +270,7 @@ def main():
                          fmt(seconds and ref_seconds and
                              seconds / ref_seconds, ".2f"),
                          fmt(factor, ".1f"),
-                         fmt(rss and rss / 1024, ".0f"),
+                         fmt(point.rss and point.rss / 1024, ".0f"),
                          fmt(ref_rss and ref_rss / 1024, ".0f")]
                 print("| " + " | ".join(cells) + " |", flush=True)
                 if seconds is None:

@@ -108,6 +108,14 @@ def EtCopyPropagateDevice : Pass<"etcopy-propagate-device", "::mlir::ModuleOp"> 
     `etcopy-optimize-transfers` to do on the copies it inserts; copies
     already present in the input are kept (run `etcopy-optimize-transfers`
     for those). See docs/Placement.md for the rules with examples.
+
+    Compile time: O((n + u) d + c log c) for n operations, u uses, region
+    nesting depth d and c placement classes. The symbol uses of all
+    functions are found in one walk; device code is retyped with one cached
+    replacer per device; the placement of the classes settles in at most 8
+    sweeps, each choosing again only for the classes whose inputs changed,
+    with the needs of each value counted once; each copy is placed in
+    O(users x d) (see docs/CompileTime.md).
   }];
   let dependentDialects = ["::mlir::etcopy::EtCopyDialect"];
   let options = [
@@ -202,6 +210,14 @@ def EtCopyOptimizeTransfers
     The round-trip rule and dead-copy removal are also what
     `-canonicalize` does; the pass repeats them because its other rewrites
     create new round trips.
+
+    Compile time: O(n + k u d) per round for n operations, k copies with u
+    users each and region nesting depth d. Each round walks the IR once
+    (twice when it merged or carried copies), and rounds repeat until
+    nothing changes: two on typical input, at most 16. The cycles of a
+    region's blocks are found once; moving a copy keeps the operation order
+    of its block known; the dominator tree is walked only for users that the
+    block of the first one does not dominate (see docs/CompileTime.md).
   }];
   let dependentDialects = ["::mlir::etcopy::EtCopyDialect"];
   let statistics = [
@@ -353,6 +369,14 @@ def EtCopyPlanDeviceMemory
     `func.func @step(%arena: memref<2048xi8, #etcopy.device<cuda:0>>,
     %x: memref<256xf32>, %y: memref<256xf32>)`, without the arena's
     allocation and deallocation.
+
+    Compile time: O(n + u + b log b) per function for n operations, u uses
+    of its buffers and b planned buffers. Program-order packing is one sweep
+    (live buffers by offset, free gaps by size); size-order packing adds
+    O(p log p) for the p pairs of buffers that overlap in time, and is
+    skipped, leaving program order alone, when p exceeds max(2^20, 32 b).
+    Call order and, with `arena-ownership=caller`, the uses of every
+    function come from one walk of the module (see docs/CompileTime.md).
   }];
   let dependentDialects = [
     "::mlir::etcopy::EtCopyDialect",

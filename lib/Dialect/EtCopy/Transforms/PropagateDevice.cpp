@@ -290,27 +290,57 @@ void DevicePropagation::classifyFunctions() {
     }
   }
 
-  // The uses of every function in one walk of the module (asking for the
-  // uses of each function would walk it once per function).
-  std::optional<SymbolTable::UseRange> uses =
-      SymbolTable::getSymbolUses(&module.getBodyRegion());
-  if (!uses) {
-    // Some operation may hide uses: no function is known to be only called.
+  // The uses of every function in one walk of the module: asking for the
+  // uses of each function would walk the module once per function, and
+  // SymbolTable::getSymbolUses builds the attribute dictionary of every
+  // operation to look into it. Here the references inside each distinct
+  // attribute are found once. As there, nested symbol tables are not
+  // entered, and an operation of an unknown dialect with a region may be
+  // one that hides uses.
+  DenseMap<Attribute, SmallVector<SymbolRefAttr, 1>> refsIn;
+  auto recordUses = [&](Operation *user, Attribute attr, bool isCallee) {
+    auto inserted = refsIn.try_emplace(attr);
+    SmallVectorImpl<SymbolRefAttr> &refs = inserted.first->second;
+    if (inserted.second)
+      attr.walk<WalkOrder::PreOrder>([&](SymbolRefAttr ref) {
+        refs.push_back(ref);
+        return WalkResult::skip();
+      });
+    for (SymbolRefAttr ref : refs) {
+      auto func =
+          symbolTable.lookup<func::FuncOp>(ref.getRootReference());
+      if (!func)
+        continue;
+      FunctionInfo &info = functions[func];
+      if (isCallee)
+        info.calls.push_back(cast<func::CallOp>(user));
+      else if (!info.otherUse)
+        info.otherUse = user;
+    }
+  };
+  WalkResult result = module.getBodyRegion().walk<WalkOrder::PreOrder>(
+      [&](Operation *op) -> WalkResult {
+        if (op->getNumRegions() == 1 && !op->getDialect())
+          return WalkResult::interrupt();
+        auto call = dyn_cast<func::CallOp>(op);
+        for (NamedAttribute attr : op->getRawDictionaryAttrs())
+          recordUses(op, attr.getValue(), /*isCallee=*/false);
+        if (std::optional<RegisteredOperationName> name =
+                op->getRegisteredInfo())
+          for (StringAttr attrName : name->getAttributeNames())
+            if (Attribute attr =
+                    op->getInherentAttr(attrName).value_or(nullptr))
+              recordUses(op, attr,
+                         /*isCallee=*/call &&
+                             attrName == call.getCalleeAttrName());
+        return op->hasTrait<OpTrait::SymbolTable>() ? WalkResult::skip()
+                                                    : WalkResult::advance();
+      });
+  if (result.wasInterrupted()) {
+    // No function is known to be only called.
     for (auto &entry : functions)
       entry.second.otherUse = module;
     return;
-  }
-  for (const SymbolTable::SymbolUse &use : *uses) {
-    auto func = symbolTable.lookup<func::FuncOp>(
-        use.getSymbolRef().getRootReference());
-    if (!func)
-      continue;
-    FunctionInfo &info = functions[func];
-    auto call = dyn_cast<func::CallOp>(use.getUser());
-    if (call && call.getCalleeAttr() == use.getSymbolRef())
-      info.calls.push_back(call);
-    else if (!info.otherUse)
-      info.otherUse = use.getUser();
   }
   for (auto &[func, info] : functions) {
     if (info.role == FunctionRole::OpaqueHost && !func.isDeclaration() &&
