@@ -2,6 +2,11 @@
 // The pass is idempotent: a planned function is left alone.
 // RUN: etcopy-opt %s -split-input-file --etcopy-plan-device-memory | etcopy-opt -split-input-file --etcopy-plan-device-memory | FileCheck %s
 
+// A buffer lives from its allocation to its last use (see
+// plan-device-memory-lifetimes.mlir); the cases below that are about
+// packing read each buffer with memref.dim just before its deallocation, so
+// that it lives until there.
+
 // Offsets and reuse: %a and %c never live at the same time and share offset
 // 0; %b overlaps both. 3072 bytes requested, a 2048-byte arena allocated at
 // entry and freed before the return; the buffers' deallocs are gone.
@@ -51,14 +56,18 @@ func.func @chain(%x: memref<256xf32>, %y: memref<256xf32>) {
 // CHECK: memref.view %[[ARENA]][%[[OFF_C]]][] : {{.*}} to memref<128xf32, #etcopy.device<cuda:0>>
 // CHECK: %[[OFF_D:.*]] = arith.constant 512 : index
 // CHECK: memref.view %[[ARENA]][%[[OFF_D]]][] : {{.*}} to memref<64xf32, #etcopy.device<cuda:0>>
-func.func @fill_gap() {
+func.func @fill_gap(%i: index) {
   %a = memref.alloc() : memref<256xf32, #etcopy.device<cuda:0>>
   %b = memref.alloc() : memref<256xf32, #etcopy.device<cuda:0>>
+  %a_size = memref.dim %a, %i : memref<256xf32, #etcopy.device<cuda:0>>
   memref.dealloc %a : memref<256xf32, #etcopy.device<cuda:0>>
   %c = memref.alloc() : memref<128xf32, #etcopy.device<cuda:0>>
   %d = memref.alloc() : memref<64xf32, #etcopy.device<cuda:0>>
+  %b_size = memref.dim %b, %i : memref<256xf32, #etcopy.device<cuda:0>>
   memref.dealloc %b : memref<256xf32, #etcopy.device<cuda:0>>
+  %c_size = memref.dim %c, %i : memref<128xf32, #etcopy.device<cuda:0>>
   memref.dealloc %c : memref<128xf32, #etcopy.device<cuda:0>>
+  %d_size = memref.dim %d, %i : memref<64xf32, #etcopy.device<cuda:0>>
   memref.dealloc %d : memref<64xf32, #etcopy.device<cuda:0>>
   return
 }
@@ -77,12 +86,15 @@ func.func @fill_gap() {
 // CHECK: memref.view %[[ARENA]][%[[OFF_L1]]][] : {{.*}} to memref<256xf32, #etcopy.device<cuda:0>>
 // CHECK: %[[OFF_L2:.*]] = arith.constant 1024 : index
 // CHECK: memref.view %[[ARENA]][%[[OFF_L2]]][] : {{.*}} to memref<256xf32, #etcopy.device<cuda:0>>
-func.func @size_order_wins() {
+func.func @size_order_wins(%i: index) {
   %s = memref.alloc() : memref<64xf32, #etcopy.device<cuda:0>>
   %l1 = memref.alloc() : memref<256xf32, #etcopy.device<cuda:0>>
+  %s_size = memref.dim %s, %i : memref<64xf32, #etcopy.device<cuda:0>>
   memref.dealloc %s : memref<64xf32, #etcopy.device<cuda:0>>
   %l2 = memref.alloc() : memref<256xf32, #etcopy.device<cuda:0>>
+  %l1_size = memref.dim %l1, %i : memref<256xf32, #etcopy.device<cuda:0>>
   memref.dealloc %l1 : memref<256xf32, #etcopy.device<cuda:0>>
+  %l2_size = memref.dim %l2, %i : memref<256xf32, #etcopy.device<cuda:0>>
   memref.dealloc %l2 : memref<256xf32, #etcopy.device<cuda:0>>
   return
 }
@@ -103,14 +115,18 @@ func.func @size_order_wins() {
 // CHECK: memref.view %[[ARENA]][%[[OFF_B]]][] : {{.*}} to memref<192xf32, #etcopy.device<cuda:0>>
 // CHECK: %[[OFF_C:.*]] = arith.constant 768 : index
 // CHECK: memref.view %[[ARENA]][%[[OFF_C]]][] : {{.*}} to memref<256xf32, #etcopy.device<cuda:0>>
-func.func @program_order_wins() {
+func.func @program_order_wins(%i: index) {
   %a = memref.alloc() : memref<256xf32, #etcopy.device<cuda:0>>
   %d = memref.alloc() : memref<256xf32, #etcopy.device<cuda:0>>
+  %a_size = memref.dim %a, %i : memref<256xf32, #etcopy.device<cuda:0>>
   memref.dealloc %a : memref<256xf32, #etcopy.device<cuda:0>>
   %b = memref.alloc() : memref<192xf32, #etcopy.device<cuda:0>>
+  %d_size = memref.dim %d, %i : memref<256xf32, #etcopy.device<cuda:0>>
   memref.dealloc %d : memref<256xf32, #etcopy.device<cuda:0>>
   %c = memref.alloc() : memref<256xf32, #etcopy.device<cuda:0>>
+  %b_size = memref.dim %b, %i : memref<192xf32, #etcopy.device<cuda:0>>
   memref.dealloc %b : memref<192xf32, #etcopy.device<cuda:0>>
+  %c_size = memref.dim %c, %i : memref<256xf32, #etcopy.device<cuda:0>>
   memref.dealloc %c : memref<256xf32, #etcopy.device<cuda:0>>
   return
 }
@@ -132,13 +148,16 @@ func.func @program_order_wins() {
 // CHECK: memref.dealloc %[[ARENA0]]
 // CHECK-NEXT: memref.dealloc %[[ARENA1]]
 // CHECK-NEXT: return
-func.func @devices() {
+func.func @devices(%i: index) {
   %one = memref.alloc() : memref<4xf32, #etcopy.device<cuda:1>>
+  %one_size = memref.dim %one, %i : memref<4xf32, #etcopy.device<cuda:1>>
   memref.dealloc %one : memref<4xf32, #etcopy.device<cuda:1>>
   %host = memref.alloc() : memref<4xf32>
   %zero = memref.alloc() : memref<4xf32, #etcopy.device<cuda:0>>
   %other = memref.alloc() : memref<8xi32, #etcopy.device<cuda:0>>
+  %zero_size = memref.dim %zero, %i : memref<4xf32, #etcopy.device<cuda:0>>
   memref.dealloc %zero : memref<4xf32, #etcopy.device<cuda:0>>
+  %other_size = memref.dim %other, %i : memref<8xi32, #etcopy.device<cuda:0>>
   memref.dealloc %other : memref<8xi32, #etcopy.device<cuda:0>>
   memref.dealloc %host : memref<4xf32>
   return
@@ -334,7 +353,7 @@ func.func @escapes(%sink: memref<1x!d>, %p: i1) -> (!d, memref<2xf32, strided<[1
 // CHECK-DAG: memref.alloc() : memref<4xf32, strided<[2]>, #etcopy.device<cuda:0>>
 // CHECK-DAG: memref.alloc() : memref<4xmemref<f32>, #etcopy.device<cuda:0>>
 // CHECK-DAG: memref.alloc() : memref<8xf32, #etcopy.device<cuda:0>>
-func.func @sizes(%n: index) {
+func.func @sizes(%n: index, %d: index) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %bits = memref.alloc() : memref<300xi1, #etcopy.device<cuda:0>>
@@ -351,10 +370,15 @@ func.func @sizes(%n: index) {
     memref.dealloc %parallel : memref<8xf32, #etcopy.device<cuda:0>>
     scf.reduce
   }
+  %bits_size = memref.dim %bits, %d : memref<300xi1, #etcopy.device<cuda:0>>
   memref.dealloc %bits : memref<300xi1, #etcopy.device<cuda:0>>
+  %indices_size = memref.dim %indices, %d : memref<33xindex, #etcopy.device<cuda:0>>
   memref.dealloc %indices : memref<33xindex, #etcopy.device<cuda:0>>
+  %vectors_size = memref.dim %vectors, %d : memref<16xvector<3xf32>, #etcopy.device<cuda:0>>
   memref.dealloc %vectors : memref<16xvector<3xf32>, #etcopy.device<cuda:0>>
+  %complex_size = memref.dim %complex, %d : memref<2x2xcomplex<f64>, #etcopy.device<cuda:0>>
   memref.dealloc %complex : memref<2x2xcomplex<f64>, #etcopy.device<cuda:0>>
+  %aligned_size = memref.dim %aligned, %d : memref<4xf32, #etcopy.device<cuda:0>>
   memref.dealloc %aligned : memref<4xf32, #etcopy.device<cuda:0>>
   memref.dealloc %overaligned : memref<4xf32, #etcopy.device<cuda:0>>
   memref.dealloc %empty : memref<0xf32, #etcopy.device<cuda:0>>

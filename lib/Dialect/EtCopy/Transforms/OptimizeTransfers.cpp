@@ -10,13 +10,14 @@
 
 #include "etcopy/Dialect/EtCopy/EtCopyOps.h"
 #include "etcopy/Dialect/EtCopy/EtCopyPasses.h"
-#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
-#include "mlir/IR/Dominance.h"
+#include "mlir/IR/RegionGraphTraits.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SCCIterator.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SetVector.h"
 
@@ -32,38 +33,72 @@ using namespace mlir::etcopy;
 // Placement rule shared with etcopy-propagate-device
 //===----------------------------------------------------------------------===//
 
-/// True if `block` can reach itself through its successors.
-static bool isInBlockCycle(Block *block) {
-  SmallVector<Block *> worklist(block->getSuccessors());
-  SmallPtrSet<Block *, 8> seen;
-  while (!worklist.empty()) {
-    Block *next = worklist.pop_back_val();
-    if (next == block)
-      return true;
-    if (seen.insert(next).second)
-      llvm::append_range(worklist, next->getSuccessors());
+Block *mlir::etcopy::getUnreachableBlock(Operation *op, Region *scope,
+                                         DominanceInfo &domInfo) {
+  Block *unreachable = nullptr;
+  for (Block *block = op->getBlock(); block;) {
+    if (!domInfo.isReachableFromEntry(block))
+      unreachable = block;
+    if (block->getParent() == scope)
+      break;
+    Operation *parent = block->getParentOp();
+    block = parent ? parent->getBlock() : nullptr;
   }
-  return false;
+  return unreachable;
 }
 
-Operation *mlir::etcopy::getCopyInsertionPoint(Value source,
-                                               ArrayRef<Operation *> users,
-                                               DominanceInfo &domInfo) {
-  assert(!users.empty() && "a copy without users has no place");
-  Block *block = users.front()->getBlock();
-  for (Operation *user : users.drop_front())
-    block = domInfo.findNearestCommonDominator(block, user->getBlock());
-  assert(block && "the users of one value have a common dominator");
-
-  // The first user, or the ancestor of a user, in that block. A block that
-  // only dominates its users (they sit in its successors) ends with its
-  // terminator.
+/// The first of `users`, or of their ancestors, in `block`.
+static Operation *getFirstAncestorInBlock(Block *block,
+                                          ArrayRef<Operation *> users) {
   Operation *first = nullptr;
   for (Operation *user : users) {
     Operation *ancestor = block->findAncestorOpInBlock(*user);
     if (ancestor && (!first || ancestor->isBeforeInBlock(first)))
       first = ancestor;
   }
+  return first;
+}
+
+bool CopyPlacement::isInBlockCycle(Block *block) {
+  // The cycles of a region, once: its strongly connected components.
+  // Blocks unreachable from the entry are on none (they never run).
+  Region *region = block->getParent();
+  if (regionsWithCycles.insert(region).second)
+    for (auto scc = llvm::scc_begin(region); !scc.isAtEnd(); ++scc)
+      if (scc.hasCycle())
+        blocksOnCycles.insert_range(*scc);
+  return blocksOnCycles.contains(block);
+}
+
+Operation *CopyPlacement::getInsertionPoint(Value source,
+                                            ArrayRef<Operation *> users) {
+  assert(!users.empty() && "a copy without users has no place");
+  // Dead code has no dominator tree node, and needs none: a block
+  // unreachable from the entry is dominated by every block, so a copy in it
+  // before the first of the users serves them all.
+  Region *sourceRegion = source.getParentRegion();
+  Block *unreachable = getUnreachableBlock(users.front(), sourceRegion);
+  assert(llvm::all_of(users,
+                      [&](Operation *user) {
+                        return getUnreachableBlock(user, sourceRegion) ==
+                               unreachable;
+                      }) &&
+         "users are all reachable or all in one unreachable block");
+  if (unreachable)
+    return getFirstAncestorInBlock(unreachable, users);
+
+  // Walking the dominator tree costs its depth: only when a user is not
+  // already dominated (dominance queries take constant time).
+  Block *block = users.front()->getBlock();
+  for (Operation *user : users.drop_front())
+    if (!domInfo.dominates(block, user->getBlock()))
+      block = domInfo.findNearestCommonDominator(block, user->getBlock());
+  assert(block && "the users of one value have a common dominator");
+
+  // The first user, or the ancestor of a user, in that block. A block that
+  // only dominates its users (they sit in its successors) ends with its
+  // terminator.
+  Operation *first = getFirstAncestorInBlock(block, users);
   if (!first)
     first = block->getTerminator();
 
@@ -129,22 +164,56 @@ static Value createCopy(OpBuilder &builder, Location loc, Type type,
   return D2HOp::create(builder, loc, type, source).getResult();
 }
 
-/// The functional copies nested in `root`, in program order.
-static SmallVector<Operation *> collectCopies(Operation *root) {
-  SmallVector<Operation *> copies;
+/// The functional copies nested in `root`, in program order, and the
+/// scf.for loops, inner ones first: one walk.
+static void collectCopiesAndLoops(Operation *root,
+                                  SmallVectorImpl<Operation *> &copies,
+                                  SmallVectorImpl<scf::ForOp> &loops) {
+  copies.clear();
+  loops.clear();
   root->walk([&](Operation *op) {
     if (isFunctionalCopy(op))
       copies.push_back(op);
+    else if (auto loop = dyn_cast<scf::ForOp>(op))
+      loops.push_back(loop);
   });
-  return copies;
 }
 
-/// The distinct operations using `value`.
-static SmallVector<Operation *> getUsers(Value value) {
-  SetVector<Operation *> users;
-  for (Operation *user : value.getUsers())
-    users.insert(user);
-  return users.takeVector();
+/// True when `copy` lies in code unreachable from the definition of its
+/// source: the pass leaves it where it is, and only erases it when unused.
+static bool isUnreachableCopy(Operation *copy, CopyPlacement &placement) {
+  return placement.getUnreachableBlock(copy,
+                                       getCopySource(copy).getParentRegion());
+}
+
+/// Gives the users of `copy` in unreachable code a copy of their own, one
+/// per unreachable block, placed by CopyPlacement (so dead code never holds
+/// a live copy in place), and returns the other users, each once. Sets
+/// `changed` when it made a copy.
+static SmallVector<Operation *>
+detachUnreachableUsers(Operation *copy, CopyPlacement &placement,
+                       bool &changed) {
+  Value source = getCopySource(copy);
+  SetVector<Operation *> reachable;
+  llvm::MapVector<Block *, SmallVector<OpOperand *>> unreachable;
+  for (OpOperand &use : getCopyResult(copy).getUses()) {
+    Operation *user = use.getOwner();
+    if (Block *block =
+            placement.getUnreachableBlock(user, source.getParentRegion()))
+      unreachable[block].push_back(&use);
+    else
+      reachable.insert(user);
+  }
+  for (auto &[block, uses] : unreachable) {
+    SmallVector<Operation *> owners = llvm::map_to_vector(
+        uses, [](OpOperand *use) { return use->getOwner(); });
+    OpBuilder builder(placement.getInsertionPoint(source, owners));
+    Value clone = getCopyResult(builder.clone(*copy));
+    for (OpOperand *use : uses)
+      use->set(clone);
+    changed = true;
+  }
+  return reachable.takeVector();
 }
 
 /// Number of loops around `op`.
@@ -156,17 +225,63 @@ static unsigned getLoopDepth(Operation *op) {
   return depth;
 }
 
-/// True when `copy` already sits at `point`: before it in its block with
-/// only other functional copies in between (copies sharing a point keep
-/// their relative order).
-static bool isAtPoint(Operation *copy, Operation *point) {
-  if (copy->getBlock() != point->getBlock() || !copy->isBeforeInBlock(point))
-    return false;
-  for (Operation *op = copy->getNextNode(); op != point; op = op->getNextNode())
-    if (!isFunctionalCopy(op))
-      return false;
-  return true;
+/// Moves `op` before `point`. Operation::moveBefore splices, which forgets
+/// the operation order of the whole block: the next isBeforeInBlock there
+/// renumbers it, which over many moves is quadratic. Unlinking and relinking
+/// forgets only the order of `op`.
+static void moveBefore(Operation *op, Operation *point) {
+  op->remove();
+  point->getBlock()->getOperations().insert(point->getIterator(), op);
 }
+
+namespace {
+/// The end of the run of adjacent functional copies that holds an
+/// operation: the first operation after it that is not a functional copy
+/// (null at the end of a block without terminator). Computed once per run
+/// and remembered; the end of a run does not change while only copies move,
+/// appear or disappear, so it stays valid through placeCopies.
+class CopyRuns {
+public:
+  Operation *getEnd(Operation *op) {
+    if (auto it = ends.find(op); it != ends.end())
+      return it->second;
+    SmallVector<Operation *> run = {op};
+    Operation *end = op->getNextNode();
+    while (end && isFunctionalCopy(end)) {
+      if (auto it = ends.find(end); it != ends.end()) {
+        end = it->second;
+        break;
+      }
+      run.push_back(end);
+      end = end->getNextNode();
+    }
+    for (Operation *member : run)
+      ends[member] = end;
+    return end;
+  }
+
+  /// Records that `copy` moved before `point`.
+  void moved(Operation *copy, Operation *point) {
+    ends[copy] = isFunctionalCopy(point) ? getEnd(point) : point;
+  }
+
+  /// True when `copy` already sits at `point`: is it, or is before it in its
+  /// block with only other functional copies in between (copies sharing a
+  /// point keep their relative order).
+  bool isAtPoint(Operation *copy, Operation *point) {
+    if (copy == point)
+      return true;
+    if (copy->getBlock() != point->getBlock())
+      return false;
+    if (!isFunctionalCopy(point))
+      return getEnd(copy) == point;
+    return getEnd(copy) == getEnd(point) && copy->isBeforeInBlock(point);
+  }
+
+private:
+  DenseMap<Operation *, Operation *> ends;
+};
+} // namespace
 
 //===----------------------------------------------------------------------===//
 // Pass
@@ -181,31 +296,40 @@ struct EtCopyOptimizeTransfersPass
   void runOnOperation() override;
 
 private:
-  bool elideRoundTrips();
-  bool eraseDeadCopies();
-  bool mergeDuplicates(DominanceInfo &domInfo);
-  bool carryLoopCopies();
-  bool placeCopies(DominanceInfo &domInfo);
+  // Each step takes the copies in program order (as the round found them)
+  // and drops from the list those it erases.
+  bool elideRoundTrips(SmallVectorImpl<Operation *> &copies,
+                       CopyPlacement &placement);
+  bool eraseDeadCopies(SmallVectorImpl<Operation *> &copies);
+  bool mergeDuplicates(SmallVectorImpl<Operation *> &copies,
+                       CopyPlacement &placement);
+  bool carryLoopCopies(ArrayRef<scf::ForOp> loops);
+  bool placeCopies(ArrayRef<Operation *> copies, CopyPlacement &placement);
 };
 } // namespace
 
 /// outer(inner(x)) -> x when both are functional copies in opposite
 /// directions and x already has the type outer produces (the rule of the
-/// ops' folders; equal types imply equal devices).
-bool EtCopyOptimizeTransfersPass::elideRoundTrips() {
+/// ops' folders; equal types imply equal devices). Copies in unreachable
+/// code are left alone.
+bool EtCopyOptimizeTransfersPass::elideRoundTrips(
+    SmallVectorImpl<Operation *> &copies, CopyPlacement &placement) {
   bool changed = false;
   DenseSet<Operation *> erased;
-  for (Operation *outer : collectCopies(getOperation())) {
+  for (Operation *outer : copies) {
     if (erased.contains(outer))
       continue;
     Operation *inner = getCopySource(outer).getDefiningOp();
     if (!inner || !isFunctionalCopy(inner) ||
-        inner->getName() == outer->getName())
+        inner->getName() == outer->getName() ||
+        isUnreachableCopy(outer, placement) ||
+        isUnreachableCopy(inner, placement))
       continue;
     Value original = getCopySource(inner);
     if (original.getType() != getCopyResult(outer).getType())
       continue;
     getCopyResult(outer).replaceAllUsesWith(original);
+    erased.insert(outer);
     outer->erase();
     ++numRoundTripsElided;
     if (getCopyResult(inner).use_empty()) {
@@ -215,33 +339,39 @@ bool EtCopyOptimizeTransfersPass::elideRoundTrips() {
     }
     changed = true;
   }
+  llvm::erase_if(copies, [&](Operation *copy) { return erased.contains(copy); });
   return changed;
 }
 
-bool EtCopyOptimizeTransfersPass::eraseDeadCopies() {
+bool EtCopyOptimizeTransfersPass::eraseDeadCopies(
+    SmallVectorImpl<Operation *> &copies) {
   bool changed = false;
   // Reverse program order: a dead copy of a copy frees its source.
-  SmallVector<Operation *> copies = collectCopies(getOperation());
+  DenseSet<Operation *> erased;
   for (Operation *copy : llvm::reverse(copies)) {
     if (!getCopyResult(copy).use_empty())
       continue;
+    erased.insert(copy);
     copy->erase();
     ++numDeadElided;
     changed = true;
   }
+  llvm::erase_if(copies, [&](Operation *copy) { return erased.contains(copy); });
   return changed;
 }
 
 /// Copies of one value to one type become one copy serving all their users,
-/// placed by getCopyInsertionPoint. Unlike CSE, this also merges copies in
-/// sibling regions. Copies to different types (hence devices) never merge.
-bool EtCopyOptimizeTransfersPass::mergeDuplicates(DominanceInfo &domInfo) {
+/// placed by CopyPlacement. Unlike CSE, this also merges copies in
+/// sibling regions. Copies to different types (hence devices) never merge,
+/// nor do copies in unreachable code.
+bool EtCopyOptimizeTransfersPass::mergeDuplicates(
+    SmallVectorImpl<Operation *> &copies, CopyPlacement &placement) {
   using Key = std::tuple<Value, Type, OperationName>;
   llvm::MapVector<Key, SmallVector<Operation *, 2>> groups;
-  for (Operation *copy : collectCopies(getOperation())) {
+  for (Operation *copy : copies) {
     // Merging into a common dominator may hoist: not for copies that can
     // fail (narrowing a dynamic size).
-    if (!isSpeculatable(copy))
+    if (!isSpeculatable(copy) || isUnreachableCopy(copy, placement))
       continue;
     groups[{getCopySource(copy), getCopyResult(copy).getType(),
             copy->getName()}]
@@ -249,23 +379,26 @@ bool EtCopyOptimizeTransfersPass::mergeDuplicates(DominanceInfo &domInfo) {
   }
 
   bool changed = false;
-  for (auto &[key, copies] : groups) {
-    if (copies.size() < 2)
+  DenseSet<Operation *> erased;
+  for (auto &[key, duplicates] : groups) {
+    if (duplicates.size() < 2)
       continue;
-    Operation *kept = copies.front();
+    Operation *kept = duplicates.front();
     SetVector<Operation *> users;
-    for (Operation *copy : copies)
-      users.insert_range(getCopyResult(copy).getUsers());
+    for (Operation *copy : duplicates)
+      users.insert_range(detachUnreachableUsers(copy, placement, changed));
     if (!users.empty())
-      kept->moveBefore(getCopyInsertionPoint(std::get<0>(key),
-                                             users.getArrayRef(), domInfo));
-    for (Operation *copy : llvm::drop_begin(copies)) {
+      moveBefore(kept, placement.getInsertionPoint(std::get<0>(key),
+                                                   users.getArrayRef()));
+    for (Operation *copy : llvm::drop_begin(duplicates)) {
       getCopyResult(copy).replaceAllUsesWith(getCopyResult(kept));
+      erased.insert(copy);
       copy->erase();
       ++numDuplicatesElided;
     }
     changed = true;
   }
+  llvm::erase_if(copies, [&](Operation *copy) { return erased.contains(copy); });
   return changed;
 }
 
@@ -273,10 +406,7 @@ bool EtCopyOptimizeTransfersPass::mergeDuplicates(DominanceInfo &domInfo) {
 /// while the value yielded for it is a copy from U, is carried as U: one
 /// copy of the initial value before the loop and one of the result after it
 /// replace two copies per iteration.
-bool EtCopyOptimizeTransfersPass::carryLoopCopies() {
-  SmallVector<scf::ForOp> loops;
-  getOperation()->walk([&](scf::ForOp loop) { loops.push_back(loop); });
-
+bool EtCopyOptimizeTransfersPass::carryLoopCopies(ArrayRef<scf::ForOp> loops) {
   bool changed = false;
   for (scf::ForOp loop : loops) {
     for (auto [index, iterArg] : llvm::enumerate(loop.getRegionIterArgs())) {
@@ -339,43 +469,64 @@ bool EtCopyOptimizeTransfersPass::carryLoopCopies() {
   return changed;
 }
 
-/// Moves every copy to getCopyInsertionPoint: out of the loops its source is
-/// invariant in, otherwise down to just before its first user.
-bool EtCopyOptimizeTransfersPass::placeCopies(DominanceInfo &domInfo) {
+/// Moves every copy to its CopyPlacement point: out of the loops its source
+/// is invariant in, otherwise down to just before its first user. Copies in
+/// unreachable code stay where they are.
+bool EtCopyOptimizeTransfersPass::placeCopies(ArrayRef<Operation *> copies,
+                                              CopyPlacement &placement) {
   bool changed = false;
-  for (Operation *copy : collectCopies(getOperation())) {
-    SmallVector<Operation *> users = getUsers(getCopyResult(copy));
+  CopyRuns runs;
+  for (Operation *copy : copies) {
     // Copies that can fail (narrowing a dynamic size) stay where they are.
-    if (users.empty() || !isSpeculatable(copy))
+    if (!isSpeculatable(copy) || isUnreachableCopy(copy, placement))
       continue;
-    Operation *point =
-        getCopyInsertionPoint(getCopySource(copy), users, domInfo);
-    if (isAtPoint(copy, point))
+    SmallVector<Operation *> users =
+        detachUnreachableUsers(copy, placement, changed);
+    if (users.empty())
+      continue;
+    Operation *point = placement.getInsertionPoint(getCopySource(copy), users);
+    if (runs.isAtPoint(copy, point))
       continue;
     if (getLoopDepth(point) < getLoopDepth(copy))
       ++numHoisted;
     else
       ++numSunk;
-    copy->moveBefore(point);
+    moveBefore(copy, point);
+    runs.moved(copy, point);
     changed = true;
   }
   return changed;
 }
 
 void EtCopyOptimizeTransfersPass::runOnOperation() {
-  // Every step only moves, rewires or erases operations and creates none in
-  // new blocks, so one dominance analysis serves throughout. Each rewrite
-  // removes copies from loops or from the IR, or moves a copy to its fixed
-  // point, so this terminates; the bound is a safety net.
-  DominanceInfo domInfo(getOperation());
+  // No step creates or changes blocks, so one dominance analysis serves
+  // throughout. Each rewrite removes copies from loops or from the IR, moves
+  // a copy to its fixed point, or gives dead code copies of its own (once),
+  // so this terminates; the bound is a safety net.
+  // Each round walks the IR once (twice when it merges or carries copies,
+  // which moves them), then takes linear time.
+  CopyPlacement placement(getOperation());
+  SmallVector<Operation *> copies;
+  SmallVector<scf::ForOp> loops;
   constexpr unsigned kMaxRounds = 16;
+  bool changedIR = false;
   for (unsigned round = 0; round < kMaxRounds; ++round) {
-    bool changed = elideRoundTrips();
-    changed |= eraseDeadCopies();
-    changed |= mergeDuplicates(domInfo);
-    changed |= carryLoopCopies();
-    changed |= placeCopies(domInfo);
+    collectCopiesAndLoops(getOperation(), copies, loops);
+    if (copies.empty())
+      break;
+    bool changed = elideRoundTrips(copies, placement);
+    changed |= eraseDeadCopies(copies);
+    bool moved = mergeDuplicates(copies, placement);
+    moved |= carryLoopCopies(loops);
+    if (moved)
+      collectCopiesAndLoops(getOperation(), copies, loops);
+    changed |= moved;
+    changed |= placeCopies(copies, placement);
+    changedIR |= changed;
     if (!changed)
-      return;
+      break;
   }
+  // Nothing to verify again when nothing changed.
+  if (!changedIR)
+    markAllAnalysesPreserved();
 }

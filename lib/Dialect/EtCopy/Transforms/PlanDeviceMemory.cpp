@@ -13,12 +13,14 @@
 #include "etcopy/Dialect/EtCopy/EtCopyDialect.h"
 #include "etcopy/Dialect/EtCopy/EtCopyPasses.h"
 
+#include "mlir/Analysis/DataLayoutAnalysis.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Dominance.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/DataLayoutInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -28,8 +30,9 @@
 #include "llvm/ADT/SetVector.h"
 #include "llvm/Support/MathExtras.h"
 
-#include <functional>
 #include <map>
+#include <queue>
+#include <set>
 
 namespace mlir::etcopy {
 #define GEN_PASS_DEF_ETCOPYPLANDEVICEMEMORY
@@ -59,28 +62,128 @@ struct Interval {
   uint64_t start;
   uint64_t end;
   uint64_t size;
-
-  bool overlaps(const Interval &other) const {
-    return start <= other.end && other.start <= end;
-  }
 };
 } // namespace
 
-/// Places `items` one at a time in `order`: each goes into the smallest gap,
-/// between the already placed items it overlaps in time, that fits it (best
-/// fit; the lowest such gap on a tie), else above all of them. Returns the
-/// arena size and writes the offsets.
-static uint64_t packInOrder(ArrayRef<Interval> items, ArrayRef<unsigned> order,
+/// Both packings below place buffers one at a time: each goes into the
+/// smallest gap, between the already placed buffers it overlaps in time,
+/// that fits it (best fit; the lowest such gap on a tie), else above all of
+/// them.
+
+/// Best fit in program order, as one sweep: the placed buffers that overlap
+/// the next one are those still live at its start, which overlap each other
+/// too and so never share bytes. They are kept by offset, the gaps between
+/// them by size, and those that end by end: O(n log n). Returns the arena
+/// size and writes the offsets.
+static uint64_t packByStart(ArrayRef<Interval> items,
+                            ArrayRef<unsigned> byStart,
                             SmallVectorImpl<uint64_t> &offsets) {
   offsets.assign(items.size(), 0);
-  SmallVector<unsigned> placed;
+  std::map<uint64_t, unsigned> live;            // offset -> item
+  std::set<std::pair<uint64_t, uint64_t>> gaps; // (size, offset)
+  using End = std::pair<uint64_t, unsigned>;    // (end, item)
+  std::priority_queue<End, std::vector<End>, std::greater<End>> ends;
+  auto endOf = [&](unsigned item) { return offsets[item] + items[item].size; };
+  auto addGap = [&](uint64_t from, uint64_t to) {
+    if (from < to)
+      gaps.insert({to - from, from});
+  };
+  auto removeGap = [&](uint64_t from, uint64_t to) {
+    if (from < to)
+      gaps.erase({to - from, from});
+  };
+
+  uint64_t arenaSize = 0;
+  for (unsigned index : byStart) {
+    const Interval &item = items[index];
+    // Buffers dead before this one starts free their bytes: the gaps on
+    // both sides merge.
+    while (!ends.empty() && ends.top().first < item.start) {
+      unsigned dead = ends.top().second;
+      ends.pop();
+      auto it = live.find(offsets[dead]);
+      uint64_t below = it == live.begin() ? 0 : endOf(std::prev(it)->second);
+      removeGap(below, offsets[dead]);
+      if (auto above = std::next(it); above != live.end()) {
+        removeGap(endOf(dead), above->first);
+        addGap(below, above->first);
+      }
+      live.erase(it);
+    }
+    uint64_t offset;
+    if (auto gap = gaps.lower_bound({item.size, 0}); gap != gaps.end()) {
+      auto [gapSize, gapOffset] = *gap;
+      gaps.erase(gap);
+      offset = gapOffset;
+      addGap(offset + item.size, offset + gapSize);
+    } else {
+      offset = live.empty() ? 0 : endOf(std::prev(live.end())->second);
+    }
+    offsets[index] = offset;
+    live.emplace(offset, index);
+    ends.push({item.end, index});
+    arenaSize = std::max(arenaSize, offset + item.size);
+  }
+  return arenaSize;
+}
+
+/// For every item, the items that overlap it in time and come before it in
+/// `order`, found by one sweep in program order: O(n log n + pairs). Fails
+/// once there are more than `maxPairs` overlapping pairs.
+static FailureOr<SmallVector<SmallVector<unsigned, 4>>>
+findEarlierOverlaps(ArrayRef<Interval> items, ArrayRef<unsigned> byStart,
+                    ArrayRef<unsigned> order, uint64_t maxPairs) {
+  SmallVector<unsigned> rank(items.size());
+  for (auto [position, item] : llvm::enumerate(order))
+    rank[item] = position;
+  // Sweeps in program order, calling `visit` with each item and the items
+  // live at its start, which are those it overlaps among the earlier ones.
+  auto sweep = [&](function_ref<void(unsigned, ArrayRef<unsigned>)> visit) {
+    SmallVector<unsigned> live, slot(items.size());
+    using End = std::pair<uint64_t, unsigned>;
+    std::priority_queue<End, std::vector<End>, std::greater<End>> ends;
+    for (unsigned index : byStart) {
+      while (!ends.empty() && ends.top().first < items[index].start) {
+        unsigned dead = ends.top().second;
+        ends.pop();
+        live[slot[dead]] = live.back();
+        slot[live.back()] = slot[dead];
+        live.pop_back();
+      }
+      visit(index, live);
+      slot[index] = live.size();
+      live.push_back(index);
+      ends.push({items[index].end, index});
+    }
+  };
+  // Count first: the pairs are only stored when there are few enough.
+  uint64_t pairs = 0;
+  sweep([&](unsigned, ArrayRef<unsigned> live) { pairs += live.size(); });
+  if (pairs > maxPairs)
+    return failure();
+  SmallVector<SmallVector<unsigned, 4>> earlier(items.size());
+  sweep([&](unsigned index, ArrayRef<unsigned> live) {
+    for (unsigned other : live) {
+      if (rank[other] < rank[index])
+        earlier[index].push_back(other);
+      else
+        earlier[other].push_back(index);
+    }
+  });
+  return earlier;
+}
+
+/// Best fit in `order`, given for each item the items it overlaps that come
+/// before it: O(pairs log pairs). Returns the arena size and writes the
+/// offsets.
+static uint64_t packInOrder(ArrayRef<Interval> items, ArrayRef<unsigned> order,
+                            ArrayRef<SmallVector<unsigned, 4>> earlier,
+                            SmallVectorImpl<uint64_t> &offsets) {
+  offsets.assign(items.size(), 0);
   uint64_t arenaSize = 0;
   for (unsigned index : order) {
     const Interval &item = items[index];
-    SmallVector<unsigned> live;
-    for (unsigned other : placed)
-      if (items[other].overlaps(item))
-        live.push_back(other);
+    SmallVector<unsigned> live(earlier[index].begin(), earlier[index].end());
     llvm::sort(live,
                [&](unsigned a, unsigned b) { return offsets[a] < offsets[b]; });
     std::optional<uint64_t> best;
@@ -98,17 +201,32 @@ static uint64_t packInOrder(ArrayRef<Interval> items, ArrayRef<unsigned> order,
     }
     offsets[index] = best.value_or(top);
     arenaSize = std::max(arenaSize, offsets[index] + item.size);
-    placed.push_back(index);
   }
   return arenaSize;
+}
+
+/// The most overlapping pairs of buffers the size-ordered packing compares:
+/// 32 per buffer, and at least 2^20, so that a function keeps O(n log n)
+/// planning however many of its buffers live at once.
+static uint64_t getMaxOverlapPairs(size_t numItems) {
+  return std::max<uint64_t>(uint64_t(1) << 20, uint64_t(32) * numItems);
 }
 
 /// Assigns offsets to `items` and returns the arena size: the better of two
 /// greedy orders, by decreasing size (large buffers first leave gaps that
 /// small ones fill) and by program order (best when sizes are alike and
-/// lifetimes form a chain).
+/// lifetimes form a chain). The size order compares each buffer with the
+/// larger ones it overlaps; when they are too many (getMaxOverlapPairs),
+/// only program order is tried.
 static uint64_t assignOffsets(ArrayRef<Interval> items,
                               SmallVectorImpl<uint64_t> &offsets) {
+  auto byStart = llvm::to_vector(llvm::seq<unsigned>(0, items.size()));
+  llvm::sort(byStart, [&](unsigned a, unsigned b) {
+    return std::make_pair(items[a].start, a) <
+           std::make_pair(items[b].start, b);
+  });
+  uint64_t startFirst = packByStart(items, byStart, offsets);
+
   auto bySize = llvm::to_vector(llvm::seq<unsigned>(0, items.size()));
   llvm::sort(bySize, [&](unsigned a, unsigned b) {
     if (items[a].size != items[b].size)
@@ -116,20 +234,18 @@ static uint64_t assignOffsets(ArrayRef<Interval> items,
     return std::make_pair(items[a].start, a) <
            std::make_pair(items[b].start, b);
   });
-  auto byStart = llvm::to_vector(llvm::seq<unsigned>(0, items.size()));
-  llvm::sort(byStart, [&](unsigned a, unsigned b) {
-    return std::make_pair(items[a].start, a) <
-           std::make_pair(items[b].start, b);
-  });
-
-  uint64_t sizeFirst = packInOrder(items, bySize, offsets);
-  SmallVector<uint64_t> startOffsets;
-  uint64_t startFirst = packInOrder(items, byStart, startOffsets);
-  if (startFirst < sizeFirst) {
-    offsets = std::move(startOffsets);
+  FailureOr<SmallVector<SmallVector<unsigned, 4>>> earlier =
+      findEarlierOverlaps(items, byStart, bySize,
+                          getMaxOverlapPairs(items.size()));
+  if (failed(earlier))
     return startFirst;
+  SmallVector<uint64_t> sizeOffsets;
+  uint64_t sizeFirst = packInOrder(items, bySize, *earlier, sizeOffsets);
+  if (sizeFirst <= startFirst) {
+    offsets = std::move(sizeOffsets);
+    return sizeFirst;
   }
-  return sizeFirst;
+  return startFirst;
 }
 
 /// The most bytes live at one program point: no placement can do better.
@@ -159,6 +275,8 @@ namespace {
 struct PlannedBuffer {
   memref::AllocOp alloc;
   memref::DeallocOp dealloc;
+  /// Deallocations in unreachable code, erased with `dealloc`.
+  SmallVector<Operation *> unreachableDeallocs;
   /// Bytes the buffer needs.
   uint64_t size;
   Interval lifetime;
@@ -267,43 +385,80 @@ static bool isNonEscapingAccess(Operation *user, Value value) {
   return true;
 }
 
+namespace {
+/// Where a planned buffer stops being used.
+struct LifetimeEnd {
+  /// Its deallocation, in the block of its allocation.
+  memref::DeallocOp dealloc;
+  /// The last operation of that block that uses it, directly, through a
+  /// view or in a nested region; null when only the deallocation does.
+  Operation *lastUser = nullptr;
+  /// Its deallocations in unreachable code, erased with `dealloc`.
+  SmallVector<Operation *> unreachableDeallocs;
+};
+} // namespace
+
+/// True when `callee` is a delegate: a function placed on a device. Under
+/// the delegate calling contract a call to it reads (and, for arguments
+/// marked `etcopy.writes`, writes) its memref operands while it runs and
+/// keeps none of them, so passing a buffer is an access, not an escape.
+static bool isDelegate(func::FuncOp callee) {
+  auto device = callee->getAttrOfType<DeviceAttr>(
+      EtCopyDialect::getDeviceAttrName());
+  return device && !device.isHost();
+}
+
 /// Checks that `alloc` is freed once, in its block, and that nothing uses it
 /// (or views of it) other than to access it before that: then the buffer can
-/// live in an arena for exactly that interval. Returns the deallocation, or
-/// writes why not to `reason`. `callArenas` are allocations this pass made
-/// for a caller-owned callee's arenas: the call may use them.
-static memref::DeallocOp
+/// live in an arena from its allocation to its last use. Uses in code
+/// unreachable from the allocation never run and are not looked at.
+/// Returns where the lifetime ends, or writes why the buffer cannot be
+/// planned to `reason`. `callArenas` are allocations this pass made for a
+/// caller-owned callee's arenas: the call may use them.
+static std::optional<LifetimeEnd>
 findLifetimeEnd(memref::AllocOp alloc, const DenseSet<Operation *> &callArenas,
+                const SymbolTable &symbols, DominanceInfo &domInfo,
+                const DenseMap<Operation *, uint64_t> &points,
                 std::string &reason) {
   llvm::raw_string_ostream os(reason);
   Block *block = alloc->getBlock();
-  memref::DeallocOp dealloc;
+  LifetimeEnd end;
+  memref::DeallocOp &dealloc = end.dealloc;
   SmallVector<Operation *> users;
   SmallVector<Value> worklist = {alloc.getResult()};
   while (!worklist.empty()) {
     Value value = worklist.pop_back_val();
     for (OpOperand &use : value.getUses()) {
       Operation *user = use.getOwner();
+      if (getUnreachableBlock(user, block->getParent(), domInfo)) {
+        if (isa<memref::DeallocOp>(user) && value == alloc.getResult())
+          end.unreachableDeallocs.push_back(user);
+        continue;
+      }
       users.push_back(user);
       if (auto free = dyn_cast<memref::DeallocOp>(user)) {
         if (value != alloc.getResult()) {
           os << "a view of it is freed";
-          return {};
+          return std::nullopt;
         }
         if (dealloc) {
           os << "it is freed more than once";
-          return {};
+          return std::nullopt;
         }
         if (free->getBlock() != block) {
           os << "it is freed in another block";
-          return {};
+          return std::nullopt;
         }
         dealloc = free;
         continue;
       }
-      if (isa<func::CallOp>(user) && value == alloc.getResult() &&
-          callArenas.contains(alloc))
-        continue;
+      if (auto call = dyn_cast<func::CallOp>(user)) {
+        if (value == alloc.getResult() && callArenas.contains(alloc))
+          continue;
+        if (auto callee = symbols.lookup<func::FuncOp>(call.getCallee()))
+          if (isDelegate(callee))
+            continue;
+      }
       if (auto view = dyn_cast<ViewLikeOpInterface>(user);
           view && view.getViewSource() == value) {
         for (Value result : user->getResults())
@@ -313,24 +468,28 @@ findLifetimeEnd(memref::AllocOp alloc, const DenseSet<Operation *> &callArenas,
       }
       if (!isNonEscapingAccess(user, value)) {
         os << "it escapes through '" << user->getName() << "'";
-        return {};
+        return std::nullopt;
       }
     }
   }
   if (!dealloc) {
     os << "it is not freed in the function";
-    return {};
+    return std::nullopt;
   }
-  // Every use lies between the allocation and the deallocation.
+  // Every use lies between the allocation and the deallocation; the last
+  // one, or the op of this block it is nested in, ends the lifetime.
   for (Operation *user : users) {
+    if (user == dealloc)
+      continue;
     Operation *ancestor = block->findAncestorOpInBlock(*user);
-    if (!ancestor ||
-        (ancestor != dealloc && dealloc->isBeforeInBlock(ancestor))) {
+    if (!ancestor || points.lookup(ancestor) > points.lookup(dealloc)) {
       os << "'" << user->getName() << "' uses it after its deallocation";
-      return {};
+      return std::nullopt;
     }
+    if (!end.lastUser || points.lookup(ancestor) > points.lookup(end.lastUser))
+      end.lastUser = ancestor;
   }
-  return dealloc;
+  return end;
 }
 
 //===----------------------------------------------------------------------===//
@@ -446,6 +605,7 @@ private:
   /// Classifies one allocation of `function` and, when it is planned, adds
   /// it to the arena of its device.
   Verdict collect(memref::AllocOp alloc, func::FuncOp function,
+                  DominanceInfo &domInfo,
                   const DenseMap<Operation *, uint64_t> &points,
                   std::map<std::pair<unsigned, unsigned>, Arena> &arenas);
   /// Plans `function`: returns its arenas (empty when nothing was planned),
@@ -462,11 +622,17 @@ private:
   /// Allocations made by addCallArenas: the call is their only allowed
   /// non-access use.
   DenseSet<Operation *> callArenas;
+  /// The data layout in scope of each operation, computed once.
+  const DataLayoutAnalysis *dataLayouts = nullptr;
+  /// The module's symbols, to recognise calls to delegates.
+  const SymbolTable *moduleSymbols = nullptr;
+  /// Whether the run changed the module.
+  bool changedIR = false;
 };
 } // namespace
 
 Verdict PlanDeviceMemoryPass::collect(
-    memref::AllocOp alloc, func::FuncOp function,
+    memref::AllocOp alloc, func::FuncOp function, DominanceInfo &domInfo,
     const DenseMap<Operation *, uint64_t> &points,
     std::map<std::pair<unsigned, unsigned>, Arena> &arenas) {
   MemRefType type = alloc.getType();
@@ -489,7 +655,7 @@ Verdict PlanDeviceMemoryPass::collect(
     return notPlanned(Verdict::Dynamic);
   }
   std::optional<uint64_t> stride =
-      getElementStride(type.getElementType(), DataLayout::closest(alloc));
+      getElementStride(type.getElementType(), dataLayouts->getAbove(alloc));
   if (!stride)
     os << "the size of " << type.getElementType() << " is unknown";
   else if (!type.getLayout().isIdentity())
@@ -508,23 +674,35 @@ Verdict PlanDeviceMemoryPass::collect(
     // No device has that much memory, and sums of such sizes would
     // overflow the arena's 64-bit size.
     os << "it is larger than " << kMaxPlannedBufferBytes << " bytes";
+  else if (getUnreachableBlock(alloc, &function.getBody(), domInfo))
+    os << "it is allocated in a block unreachable from the entry";
   else if (!isInPlannableBlock(alloc, function))
     os << "it is allocated in a region of '" << alloc->getParentOp()->getName()
        << "' (only the entry block and single-block scf.for/while/if/"
           "index_switch/execute_region bodies are planned)";
   if (!reason.empty())
     return notPlanned(Verdict::NotPlanned);
-  memref::DeallocOp dealloc = findLifetimeEnd(alloc, callArenas, reason);
-  if (!dealloc)
+  std::optional<LifetimeEnd> end = findLifetimeEnd(
+      alloc, callArenas, *moduleSymbols, domInfo, points, reason);
+  if (!end)
     return notPlanned(Verdict::NotPlanned);
 
+  // The buffer lives from its allocation to its last use, nested regions
+  // included: up to just before the op that follows the last user in the
+  // block (ops are numbered in pre-order, so that op comes right after the
+  // last op nested in the user). Not up to the deallocation, which
+  // ownership-based deallocation places at the end of the block for all.
+  uint64_t start = points.lookup(alloc);
+  uint64_t last =
+      end->lastUser ? points.lookup(end->lastUser->getNextNode()) - 1 : start;
   uint64_t size = *stride * type.getNumElements();
   Arena &arena =
       arenas[{static_cast<unsigned>(device.getKind()), device.getOrdinal()}];
   arena.device = device;
-  Interval lifetime{points.lookup(alloc), points.lookup(dealloc),
-                    llvm::alignTo(size, kArenaAlignment)};
-  arena.buffers.push_back({alloc, dealloc, size, lifetime});
+  Interval lifetime{start, last, llvm::alignTo(size, kArenaAlignment)};
+  arena.buffers.push_back({alloc, end->dealloc,
+                           std::move(end->unreachableDeallocs), size,
+                           lifetime});
   return Verdict::Planned;
 }
 
@@ -533,12 +711,17 @@ PlanDeviceMemoryPass::planFunction(func::FuncOp function, bool callerOwned) {
   // Program points: ops numbered in pre-order, so that an op with regions
   // comes before everything nested in it.
   DenseMap<Operation *, uint64_t> points;
-  function.walk<WalkOrder::PreOrder>(
-      [&](Operation *op) { points.try_emplace(op, points.size()); });
+  SmallVector<memref::AllocOp> allocs;
+  function.walk<WalkOrder::PreOrder>([&](Operation *op) {
+    points.try_emplace(op, points.size());
+    if (auto alloc = dyn_cast<memref::AllocOp>(op))
+      allocs.push_back(alloc);
+  });
 
   std::map<std::pair<unsigned, unsigned>, Arena> byDevice;
-  function.walk([&](memref::AllocOp alloc) {
-    switch (collect(alloc, function, points, byDevice)) {
+  DominanceInfo domInfo(function);
+  for (memref::AllocOp alloc : allocs) {
+    switch (collect(alloc, function, domInfo, points, byDevice)) {
     case Verdict::Planned:
       ++numBuffersPlanned;
       break;
@@ -551,7 +734,7 @@ PlanDeviceMemoryPass::planFunction(func::FuncOp function, bool callerOwned) {
     case Verdict::Ignored:
       break;
     }
-  });
+  }
   SmallVector<Arena> arenas;
   for (auto &entry : byDevice)
     arenas.push_back(std::move(entry.second));
@@ -634,6 +817,8 @@ PlanDeviceMemoryPass::planFunction(func::FuncOp function, bool callerOwned) {
       if (viewType != type)
         view = memref::MemorySpaceCastOp::create(builder, loc, type, view);
       buffer.dealloc.erase();
+      for (Operation *dealloc : buffer.unreachableDeallocs)
+        dealloc->erase();
       alloc.replaceAllUsesWith(view);
       callArenas.erase(alloc);
       alloc.erase();
@@ -662,6 +847,7 @@ PlanDeviceMemoryPass::addCallArenas(func::CallOp call,
   for (Value value : values)
     memref::DeallocOp::create(builder, call.getLoc(), value);
   ++numCallSitesUpdated;
+  changedIR = true;
   return allocs;
 }
 
@@ -675,24 +861,68 @@ void PlanDeviceMemoryPass::runOnOperation() {
     return signalPassFailure();
   }
   bool callerOwnership = arenaOwnership == "caller";
+  changedIR = false;
   SymbolTable symbols(module);
+  moduleSymbols = &symbols;
+  dataLayouts = &getAnalysis<DataLayoutAnalysis>();
 
   // Callees before callers (post-order over direct calls; a cycle is cut
   // where the walk meets it), so that a caller can plan the arenas of its
-  // caller-owned callees like its own buffers.
+  // caller-owned callees like its own buffers. Iterative: call chains may be
+  // deeper than the stack.
   SmallVector<func::FuncOp> order;
   DenseSet<Operation *> visited;
-  std::function<void(func::FuncOp)> visit = [&](func::FuncOp function) {
-    if (!visited.insert(function).second)
-      return;
+  // The direct calls of each function (to functions of the module), found
+  // once.
+  DenseMap<Operation *, SmallVector<std::pair<func::CallOp, func::FuncOp>>>
+      callsOf;
+  struct Frame {
+    func::FuncOp function;
+    unsigned next = 0;
+  };
+  SmallVector<Frame> stack;
+  auto push = [&](func::FuncOp function) {
+    stack.push_back({function});
+    auto &calls = callsOf[function];
     function.walk([&](func::CallOp call) {
       if (auto callee = symbols.lookup<func::FuncOp>(call.getCallee()))
-        visit(callee);
+        calls.push_back({call, callee});
     });
-    order.push_back(function);
   };
-  for (func::FuncOp function : module.getOps<func::FuncOp>())
-    visit(function);
+  for (func::FuncOp root : module.getOps<func::FuncOp>()) {
+    if (!visited.insert(root).second)
+      continue;
+    push(root);
+    while (!stack.empty()) {
+      Frame &frame = stack.back();
+      auto &calls = callsOf[frame.function];
+      if (frame.next < calls.size()) {
+        func::FuncOp callee = calls[frame.next++].second;
+        if (visited.insert(callee).second)
+          push(callee);
+        continue;
+      }
+      order.push_back(frame.function);
+      stack.pop_back();
+    }
+  }
+
+  // With caller ownership, the users of every function's symbol, in one
+  // walk of the module (asking per function would walk it once per
+  // function); none known when some operation may hide uses.
+  DenseMap<Operation *, SmallVector<Operation *>> symbolUsers;
+  std::optional<SymbolTable::UseRange> uses;
+  if (callerOwnership)
+    uses = SymbolTable::getSymbolUses(&module.getBodyRegion());
+  if (uses)
+    for (const SymbolTable::SymbolUse &use : *uses)
+      if (Operation *symbol =
+              symbols.lookup(use.getSymbolRef().getRootReference()))
+        symbolUsers[symbol].push_back(use.getUser());
+  auto getUsers = [&](Operation *symbol) -> ArrayRef<Operation *> {
+    auto it = symbolUsers.find(symbol);
+    return it == symbolUsers.end() ? ArrayRef<Operation *>() : it->second;
+  };
 
   // Arena types of the caller-owned functions planned so far.
   DenseMap<Operation *, SmallVector<MemRefType>> arenaArguments;
@@ -701,13 +931,13 @@ void PlanDeviceMemoryPass::runOnOperation() {
     done.insert(function);
     // Calls to caller-owned callees planned before: this function provides
     // their arenas.
-    function.walk([&](func::CallOp call) {
-      auto it = arenaArguments.find(symbols.lookup(call.getCallee()));
+    for (auto [call, callee] : callsOf[function]) {
+      auto it = arenaArguments.find(callee);
       if (it == arenaArguments.end())
-        return;
+        continue;
       for (Operation *alloc : addCallArenas(call, it->second))
         callArenas.insert(alloc);
-    });
+    }
     if (function.isExternal() ||
         function->hasAttr(EtCopyDialect::getArenasAttrName()))
       continue;
@@ -716,16 +946,11 @@ void PlanDeviceMemoryPass::runOnOperation() {
     // can update.
     Operation *otherUse = nullptr;
     if (callerOwnership) {
-      if (std::optional<SymbolTable::UseRange> uses =
-              symbols.getSymbolUses(function, module)) {
-        for (const SymbolTable::SymbolUse &use : *uses)
-          if (!isa<func::CallOp>(use.getUser())) {
-            otherUse = use.getUser();
-            break;
-          }
-      } else {
+      if (!uses)
         otherUse = module;
-      }
+      for (Operation *user : getUsers(function))
+        if (!otherUse && !isa<func::CallOp>(user))
+          otherUse = user;
     }
     bool callerOwned = callerOwnership && !otherUse;
 
@@ -734,6 +959,7 @@ void PlanDeviceMemoryPass::runOnOperation() {
       return signalPassFailure();
     if (arenas->empty())
       continue;
+    changedIR = true;
     if (failed(emitArenaGlobals(function, symbols, *arenas)))
       return signalPassFailure();
     if (callerOwnership && !callerOwned) {
@@ -756,11 +982,12 @@ void PlanDeviceMemoryPass::runOnOperation() {
     arenaArguments[function] = types;
     // Calls in functions already planned (recursion): fresh arenas around
     // each call, not planned.
-    if (std::optional<SymbolTable::UseRange> uses =
-            symbols.getSymbolUses(function, module))
-      for (const SymbolTable::SymbolUse &use : *uses)
-        if (done.contains(use.getUser()->getParentOfType<func::FuncOp>()))
-          addCallArenas(cast<func::CallOp>(use.getUser()), types);
+    for (Operation *user : getUsers(function))
+      if (done.contains(user->getParentOfType<func::FuncOp>()))
+        addCallArenas(cast<func::CallOp>(user), types);
   }
   callArenas.clear();
+  // Nothing to verify again when nothing changed.
+  if (!changedIR)
+    markAllAnalysesPreserved();
 }

@@ -27,6 +27,8 @@
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SetVector.h"
 
+#include <set>
+
 namespace mlir::etcopy {
 #define GEN_PASS_DEF_ETCOPYPROPAGATEDEVICE
 #include "etcopy/Dialect/EtCopy/EtCopyPasses.h.inc"
@@ -189,11 +191,14 @@ struct Counters {
 class DevicePropagation {
 public:
   DevicePropagation(ModuleOp module, bool skipH2D, bool skipD2H)
-      : module(module), symbolTable(module), defaultSkipH2D(skipH2D),
-        defaultSkipD2H(skipD2H), host(getHost(module.getContext())) {}
+      : module(module), symbolTable(module), placement(module),
+        defaultSkipH2D(skipH2D), defaultSkipD2H(skipD2H),
+        host(getHost(module.getContext())) {}
 
   LogicalResult run();
   const Counters &getCounters() const { return counters; }
+  /// Whether the run changed the module.
+  bool hasChangedIR() const { return changedIR; }
 
 private:
   // Classification and checks.
@@ -209,11 +214,13 @@ private:
   // Host code.
   void buildClasses();
   void solve();
+  void setPlace(unsigned id, DeviceAttr place);
   DeviceAttr choosePlace(PlacementClass &cls);
   uint64_t getCost(PlacementClass &cls, unsigned classId, DeviceAttr place);
   void remarkKeptArgument(PlacementClass &cls);
   LogicalResult materialize();
-  LogicalResult placeUses(Value value, DominanceInfo &domInfo);
+  LogicalResult placeUses(Value value);
+  LogicalResult placeUses(Value value, ArrayRef<OpOperand *> operands);
 
   DeviceAttr getHome(Value value);
   DeviceAttr getRequirement(OpOperand &use);
@@ -221,6 +228,14 @@ private:
                                    std::optional<unsigned> skipClass = {});
   Type getOriginalType(Value value);
   Type getExpectedType(OpOperand &use);
+
+  /// True for a use in code unreachable from the definition of the value it
+  /// uses: it never runs, so it weighs nothing in placement decisions and
+  /// gets copies of its own.
+  bool isUnreachableUse(OpOperand &use) {
+    return placement.getUnreachableBlock(use.getOwner(),
+                                         use.get().getParentRegion());
+  }
 
   func::FuncOp getCallee(func::CallOp call) {
     return symbolTable.lookup<func::FuncOp>(call.getCallee());
@@ -231,9 +246,13 @@ private:
 
   ModuleOp module;
   SymbolTable symbolTable;
+  /// Where copies go. The pass never changes blocks, so one serves the
+  /// whole run.
+  CopyPlacement placement;
   bool defaultSkipH2D, defaultSkipD2H;
   DeviceAttr host;
   Counters counters;
+  bool changedIR = false;
 
   llvm::MapVector<func::FuncOp, FunctionInfo> functions;
   SmallVector<PlacementClass> classes;
@@ -241,6 +260,12 @@ private:
   DenseMap<OpOperand *, unsigned> classOfSource;
   /// Types before the pass of the values it retyped.
   DenseMap<Value, Type> originalTypes;
+  /// For getNeeds: how many reachable uses need a value at each place, and
+  /// how many operands forward a value into a class.
+  DenseMap<Value, llvm::SmallDenseMap<DeviceAttr, unsigned, 2>> needCounts;
+  DenseMap<std::pair<Value, unsigned>, unsigned> forwardCounts;
+  /// Places the host tensors of device code on each device.
+  DenseMap<DeviceAttr, std::unique_ptr<AttrTypeReplacer>> replacers;
 };
 } // namespace
 
@@ -265,20 +290,59 @@ void DevicePropagation::classifyFunctions() {
     }
   }
 
-  for (auto &[func, info] : functions) {
-    std::optional<SymbolTable::UseRange> uses =
-        SymbolTable::getSymbolUses(func, module);
-    if (!uses) {
-      info.otherUse = module;
-      continue;
-    }
-    for (const SymbolTable::SymbolUse &use : *uses) {
-      auto call = dyn_cast<func::CallOp>(use.getUser());
-      if (call && call.getCalleeAttr() == use.getSymbolRef())
-        info.calls.push_back(call);
+  // The uses of every function in one walk of the module: asking for the
+  // uses of each function would walk the module once per function, and
+  // SymbolTable::getSymbolUses builds the attribute dictionary of every
+  // operation to look into it. Here the references inside each distinct
+  // attribute are found once. As there, nested symbol tables are not
+  // entered, and an operation of an unknown dialect with a region may be
+  // one that hides uses.
+  DenseMap<Attribute, SmallVector<SymbolRefAttr, 1>> refsIn;
+  auto recordUses = [&](Operation *user, Attribute attr, bool isCallee) {
+    auto inserted = refsIn.try_emplace(attr);
+    SmallVectorImpl<SymbolRefAttr> &refs = inserted.first->second;
+    if (inserted.second)
+      attr.walk<WalkOrder::PreOrder>([&](SymbolRefAttr ref) {
+        refs.push_back(ref);
+        return WalkResult::skip();
+      });
+    for (SymbolRefAttr ref : refs) {
+      auto func =
+          symbolTable.lookup<func::FuncOp>(ref.getRootReference());
+      if (!func)
+        continue;
+      FunctionInfo &info = functions[func];
+      if (isCallee)
+        info.calls.push_back(cast<func::CallOp>(user));
       else if (!info.otherUse)
-        info.otherUse = use.getUser();
+        info.otherUse = user;
     }
+  };
+  WalkResult result = module.getBodyRegion().walk<WalkOrder::PreOrder>(
+      [&](Operation *op) -> WalkResult {
+        if (op->getNumRegions() == 1 && !op->getDialect())
+          return WalkResult::interrupt();
+        auto call = dyn_cast<func::CallOp>(op);
+        for (NamedAttribute attr : op->getRawDictionaryAttrs())
+          recordUses(op, attr.getValue(), /*isCallee=*/false);
+        if (std::optional<RegisteredOperationName> name =
+                op->getRegisteredInfo())
+          for (StringAttr attrName : name->getAttributeNames())
+            if (Attribute attr =
+                    op->getInherentAttr(attrName).value_or(nullptr))
+              recordUses(op, attr,
+                         /*isCallee=*/call &&
+                             attrName == call.getCalleeAttrName());
+        return op->hasTrait<OpTrait::SymbolTable>() ? WalkResult::skip()
+                                                    : WalkResult::advance();
+      });
+  if (result.wasInterrupted()) {
+    // No function is known to be only called.
+    for (auto &entry : functions)
+      entry.second.otherUse = module;
+    return;
+  }
+  for (auto &[func, info] : functions) {
     if (info.role == FunctionRole::OpaqueHost && !func.isDeclaration() &&
         !info.otherUse && !info.calls.empty())
       info.role = FunctionRole::InternalHost;
@@ -475,30 +539,57 @@ LogicalResult DevicePropagation::checkPlacedOps() {
 /// device, and the results of every call to it.
 void DevicePropagation::propagateIntoDeviceCode(func::FuncOp func) {
   DeviceAttr device = functions[func].device;
-  AttrTypeReplacer replacer;
-  replacer.addReplacement([&](RankedTensorType type) -> std::optional<Type> {
-    if (!getPlacement(type).isHost())
-      return std::nullopt;
-    return withPlacement(type, device);
-  });
-  // Tensor constants carry their type inside the attribute.
-  replacer.addReplacement(
-      [&](DenseElementsAttr attr) -> std::optional<Attribute> {
-        auto type = dyn_cast<RankedTensorType>(attr.getType());
-        if (!type || !getPlacement(type).isHost())
-          return std::nullopt;
-        return attr.reshape(cast<ShapedType>(withPlacement(type, device)));
-      });
-  func.walk([&](Operation *op) {
-    replacer.replaceElementsIn(op, /*replaceAttrs=*/true,
-                               /*replaceLocs=*/false, /*replaceTypes=*/true);
-    // Inherent attributes (the function type, a constant's value) live in
-    // properties, which the attribute dictionary does not cover.
-    if (Attribute properties = op->getPropertiesAsAttribute()) {
-      Attribute replaced = replacer.replace(properties);
-      if (replaced != properties)
-        (void)op->setPropertiesFromAttribute(replaced, /*emitError=*/nullptr);
+  // One replacer per device: its cache then serves every function of the
+  // device (the delegates of a model share their few signatures).
+  std::unique_ptr<AttrTypeReplacer> &deviceReplacer = replacers[device];
+  if (!deviceReplacer) {
+    deviceReplacer = std::make_unique<AttrTypeReplacer>();
+    deviceReplacer->addReplacement(
+        [device](RankedTensorType type) -> std::optional<Type> {
+          if (!getPlacement(type).isHost())
+            return std::nullopt;
+          return withPlacement(type, device);
+        });
+    // Tensor constants carry their type inside the attribute.
+    deviceReplacer->addReplacement(
+        [device](DenseElementsAttr attr) -> std::optional<Attribute> {
+          auto type = dyn_cast<RankedTensorType>(attr.getType());
+          if (!type || !getPlacement(type).isHost())
+            return std::nullopt;
+          return attr.reshape(cast<ShapedType>(withPlacement(type, device)));
+        });
+  }
+  AttrTypeReplacer &replacer = *deviceReplacer;
+  auto retype = [&](Value value) {
+    if (Type type = replacer.replace(value.getType());
+        type != value.getType()) {
+      value.setType(type);
+      changedIR = true;
     }
+  };
+  func.walk([&](Operation *op) {
+    for (Value result : op->getResults())
+      retype(result);
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (Value arg : block.getArguments())
+          retype(arg);
+    // Attributes one by one, inherent ones (the function type, a constant's
+    // value) by name: replacing the whole dictionary would first build one
+    // holding the inherent attributes too, per operation, which costs more
+    // than the rest of the pass on a module of many delegates.
+    DictionaryAttr attrs = op->getRawDictionaryAttrs();
+    if (Attribute replaced = replacer.replace(attrs); replaced != attrs) {
+      op->setAttrs(cast<DictionaryAttr>(replaced));
+      changedIR = true;
+    }
+    if (std::optional<RegisteredOperationName> name = op->getRegisteredInfo())
+      for (StringAttr attrName : name->getAttributeNames())
+        if (Attribute attr = op->getInherentAttr(attrName).value_or(nullptr))
+          if (Attribute replaced = replacer.replace(attr); replaced != attr) {
+            op->setInherentAttr(attrName, replaced);
+            changedIR = true;
+          }
   });
 
   for (func::CallOp call : functions[func].calls) {
@@ -511,6 +602,7 @@ void DevicePropagation::propagateIntoDeviceCode(func::FuncOp func) {
         continue;
       originalTypes.try_emplace(result, result.getType());
       result.setType(type);
+      changedIR = true;
     }
   }
 }
@@ -631,19 +723,21 @@ void DevicePropagation::buildClasses() {
     }
     // Results: returns feed one slot, which every call site's result shares.
     bool freeResults = info.role == FunctionRole::InternalHost || info.skipD2H;
+    if (!freeResults)
+      continue;
+    SmallVector<func::ReturnOp> returns;
+    func.walk([&](func::ReturnOp ret) { returns.push_back(ret); });
     for (auto [position, type] :
          llvm::enumerate(func.getFunctionType().getResults())) {
-      if (!freeResults || !isPlaceable(type))
+      if (!isPlaceable(type))
         continue;
       unsigned slot = newId(type, Value());
       if (info.role == FunctionRole::Method)
         methodIds[slot] = {ClassKind::MethodResult, func, position};
       for (func::CallOp call : info.calls)
         joins.push_back({slot, getId(call.getResult(position))});
-      unsigned resultPosition = position;
-      func.walk([&](func::ReturnOp ret) {
-        forwards.push_back({&ret->getOpOperand(resultPosition), slot});
-      });
+      for (func::ReturnOp ret : returns)
+        forwards.push_back({&ret->getOpOperand(position), slot});
     }
   }
 
@@ -714,31 +808,57 @@ DeviceAttr DevicePropagation::getRequirement(OpOperand &use) {
   return getPlace(getOriginalType(use.get()));
 }
 
-/// The distinct known places the users of `value` need it at, leaving out
-/// the operands forwarded into class `skipClass`.
+/// The distinct known places the users of `value` in reachable code need it
+/// at, leaving out the operands forwarded into class `skipClass`. Counts the
+/// uses once per value; then O(places), however many classes ask.
 SmallVector<DeviceAttr>
 DevicePropagation::getNeeds(Value value, std::optional<unsigned> skipClass) {
-  SetVector<DeviceAttr> needs;
-  for (OpOperand &use : value.getUses()) {
-    if (skipClass) {
-      auto it = classOfSource.find(&use);
-      if (it != classOfSource.end() && it->second == *skipClass)
-        continue;
-    }
-    if (DeviceAttr place = getRequirement(use))
-      needs.insert(place);
+  auto [counts, inserted] = needCounts.try_emplace(value);
+  if (inserted)
+    for (OpOperand &use : value.getUses())
+      if (!isUnreachableUse(use))
+        if (DeviceAttr place = getRequirement(use))
+          ++counts->second[place];
+  DeviceAttr skippedPlace;
+  unsigned skipped = 0;
+  if (skipClass) {
+    skippedPlace = classes[*skipClass].place;
+    skipped = forwardCounts.lookup({value, *skipClass});
   }
-  return needs.takeVector();
+  SmallVector<DeviceAttr> needs;
+  for (auto [place, count] : counts->second)
+    if (count > (place == skippedPlace ? skipped : 0))
+      needs.push_back(place);
+  return needs;
+}
+
+/// Moves class `id` to `place`, keeping the counts of getNeeds current.
+void DevicePropagation::setPlace(unsigned id, DeviceAttr place) {
+  PlacementClass &cls = classes[id];
+  for (OpOperand *source : cls.sources) {
+    if (isUnreachableUse(*source))
+      continue;
+    auto counts = needCounts.find(source->get());
+    if (counts == needCounts.end())
+      continue;
+    if (cls.place)
+      --counts->second[cls.place];
+    if (place)
+      ++counts->second[place];
+  }
+  cls.place = place;
 }
 
 /// The copies (weighted by loop depth) that placing `cls` at `place` costs:
-/// moving each forwarded value in, and each member out to its users.
+/// moving each forwarded value in, and each member out to its users. Code
+/// that never runs costs nothing.
 uint64_t DevicePropagation::getCost(PlacementClass &cls, unsigned classId,
                                     DeviceAttr place) {
   uint64_t cost = 0;
   SetVector<Value> sourceValues;
   for (OpOperand *source : cls.sources)
-    sourceValues.insert(source->get());
+    if (!isUnreachableUse(*source))
+      sourceValues.insert(source->get());
   for (Value value : sourceValues) {
     auto it = classOfValue.find(value);
     if (it != classOfValue.end() && it->second == classId)
@@ -776,6 +896,8 @@ DeviceAttr DevicePropagation::choosePlace(PlacementClass &cls) {
     // On the device it is produced on, if every return agrees.
     DeviceAttr produced;
     for (OpOperand *source : cls.sources) {
+      if (isUnreachableUse(*source))
+        continue;
       DeviceAttr home = getHome(source->get());
       if (!home || (produced && home != produced))
         return host;
@@ -792,12 +914,15 @@ DeviceAttr DevicePropagation::choosePlace(PlacementClass &cls) {
   SetVector<DeviceAttr> candidates;
   candidates.insert(host);
   for (OpOperand *source : cls.sources)
-    if (DeviceAttr home = getHome(source->get()))
-      candidates.insert(home);
+    if (!isUnreachableUse(*source))
+      if (DeviceAttr home = getHome(source->get()))
+        candidates.insert(home);
   // Demand: how much the members' users weigh at each place.
   DenseMap<DeviceAttr, uint64_t> demand;
   for (Value member : cls.members) {
     for (OpOperand &use : member.getUses()) {
+      if (isUnreachableUse(use))
+        continue;
       if (DeviceAttr place = getRequirement(use)) {
         candidates.insert(place);
         demand[place] += getWeight(member);
@@ -825,19 +950,62 @@ DeviceAttr DevicePropagation::choosePlace(PlacementClass &cls) {
 }
 
 void DevicePropagation::solve() {
-  // Choices depend on each other (a loop's result feeds another loop); a
-  // few rounds settle them. The bound guards against two choices that keep
-  // flipping each other; the last round's answer is valid either way.
-  constexpr unsigned kMaxRounds = 8;
-  for (unsigned round = 0; round < kMaxRounds; ++round) {
-    bool changed = false;
-    for (PlacementClass &cls : classes) {
-      DeviceAttr place = choosePlace(cls);
-      changed |= place != cls.place;
-      cls.place = place;
+  // How many reachable operands forward each value into each class, and
+  // which classes each value is forwarded into.
+  DenseMap<Value, SmallVector<unsigned, 2>> forwardedInto;
+  for (auto [id, cls] : llvm::enumerate(classes)) {
+    for (OpOperand *source : cls.sources) {
+      SmallVector<unsigned, 2> &into = forwardedInto[source->get()];
+      if (into.empty() || into.back() != id)
+        into.push_back(id);
+      if (!isUnreachableUse(*source))
+        ++forwardCounts[{source->get(), static_cast<unsigned>(id)}];
     }
-    if (!changed)
-      break;
+  }
+  // The classes whose choice reads the place of class `id`: itself, those
+  // forwarding one of its members (their sources' home), the class of each
+  // value forwarded into it (their users' needs) and the other classes
+  // that value is forwarded into (its other needs).
+  auto forEachDependent = [&](unsigned id, function_ref<void(unsigned)> fn) {
+    auto forwardedIntoOf = [&](Value value) {
+      auto it = forwardedInto.find(value);
+      if (it != forwardedInto.end())
+        llvm::for_each(it->second, fn);
+    };
+    fn(id);
+    for (Value member : classes[id].members)
+      forwardedIntoOf(member);
+    for (OpOperand *source : classes[id].sources) {
+      if (auto it = classOfValue.find(source->get()); it != classOfValue.end())
+        fn(it->second);
+      forwardedIntoOf(source->get());
+    }
+  };
+
+  // Choices depend on each other (a loop's result feeds another loop): a
+  // few sweeps in class order settle them, each choosing again only for the
+  // classes whose inputs changed (later ones in the same sweep, earlier ones
+  // in the next), which is what choosing again for all would give. The
+  // bound guards against two choices that keep flipping each other; the
+  // last sweep's answer is valid either way.
+  constexpr unsigned kMaxRounds = 8;
+  std::set<unsigned> pending;
+  for (unsigned id = 0, e = classes.size(); id < e; ++id)
+    pending.insert(id);
+  for (unsigned round = 0; round < kMaxRounds && !pending.empty(); ++round) {
+    std::set<unsigned> nextRound;
+    while (!pending.empty()) {
+      unsigned id = *pending.begin();
+      pending.erase(pending.begin());
+      DeviceAttr place = choosePlace(classes[id]);
+      if (place == classes[id].place)
+        continue;
+      setPlace(id, place);
+      forEachDependent(id, [&](unsigned dependent) {
+        (dependent > id ? pending : nextRound).insert(dependent);
+      });
+    }
+    pending = std::move(nextRound);
   }
 }
 
@@ -857,7 +1025,7 @@ void DevicePropagation::remarkKeptArgument(PlacementClass &cls) {
     Operation *hostUser = nullptr;
     for (OpOperand &use : arg.getUses()) {
       Operation *user = use.getOwner();
-      if (getRequirement(use) != host)
+      if (isUnreachableUse(use) || getRequirement(use) != host)
         continue;
       if (!hostUser || (user->getBlock() == hostUser->getBlock() &&
                         user->isBeforeInBlock(hostUser)))
@@ -892,20 +1060,34 @@ Type DevicePropagation::getExpectedType(OpOperand &use) {
   return getOriginalType(use.get());
 }
 
-/// Gives every use of `value` a value of the type it expects: one copy per
-/// expected type, placed by getCopyInsertionPoint; a move between devices
-/// goes through one host copy shared with the host users.
+/// Gives every use of `value` a value of the type it expects. The uses in
+/// reachable code share copies; those in each block unreachable from the
+/// definition of `value` share copies of their own, in that block, so that
+/// dead code never moves a live copy.
+LogicalResult DevicePropagation::placeUses(Value value) {
+  Type type = value.getType();
+  llvm::MapVector<Block *, SmallVector<OpOperand *>> byBlock;
+  for (OpOperand &use : value.getUses())
+    if (getExpectedType(use) != type)
+      byBlock[placement.getUnreachableBlock(use.getOwner(),
+                                            value.getParentRegion())]
+          .push_back(&use);
+  for (auto &[block, uses] : byBlock)
+    if (failed(placeUses(value, uses)))
+      return failure();
+  return success();
+}
+
+/// Gives `operands` using `value`, all reachable or all in one unreachable
+/// block, a value of the type each expects: one copy per expected type,
+/// placed by CopyPlacement; a move between devices goes through one
+/// host copy shared with the host users.
 LogicalResult DevicePropagation::placeUses(Value value,
-                                           DominanceInfo &domInfo) {
+                                           ArrayRef<OpOperand *> operands) {
   Type type = value.getType();
   llvm::MapVector<Type, SmallVector<OpOperand *>> groups;
-  for (OpOperand &use : value.getUses()) {
-    Type expected = getExpectedType(use);
-    if (expected != type)
-      groups[expected].push_back(&use);
-  }
-  if (groups.empty())
-    return success();
+  for (OpOperand *operand : operands)
+    groups[getExpectedType(*operand)].push_back(operand);
 
   DeviceAttr home = getPlace(type);
   for (auto &[expected, uses] : groups) {
@@ -928,8 +1110,9 @@ LogicalResult DevicePropagation::placeUses(Value value,
   };
   auto createCopy = [&](Value source, Type to, ArrayRef<OpOperand *> uses,
                         Operation *after) -> Value {
-    Operation *point = getCopyInsertionPoint(source, getOwners(uses), domInfo);
-    if (after && !domInfo.properlyDominates(after, point))
+    Operation *point = placement.getInsertionPoint(source, getOwners(uses));
+    if (after &&
+        !placement.getDominanceInfo().properlyDominates(after, point))
       point = after->getNextNode();
     OpBuilder builder(point);
     Location loc = uses.front()->getOwner()->getLoc();
@@ -943,6 +1126,7 @@ LogicalResult DevicePropagation::placeUses(Value value,
     }
     for (OpOperand *use : uses)
       use->set(copy);
+    changedIR = true;
     return copy;
   };
 
@@ -987,6 +1171,7 @@ LogicalResult DevicePropagation::materialize() {
         continue;
       originalTypes.try_emplace(member, member.getType());
       member.setType(type);
+      changedIR = true;
     }
     if (cls.kind == ClassKind::MethodArgument && !cls.place.isHost())
       ++counters.argumentsOnDevice;
@@ -1004,8 +1189,12 @@ LogicalResult DevicePropagation::materialize() {
           results[operand.getOperandNumber()] = classes[it->second].getType();
       }
     });
-    func.setFunctionType(FunctionType::get(
-        func.getContext(), func.front().getArgumentTypes(), results));
+    auto type = FunctionType::get(func.getContext(),
+                                  func.front().getArgumentTypes(), results);
+    if (type != func.getFunctionType()) {
+      func.setFunctionType(type);
+      changedIR = true;
+    }
   }
 
   // Copies, value by value. Collect first: copies add values and uses.
@@ -1024,9 +1213,8 @@ LogicalResult DevicePropagation::materialize() {
           values.push_back(result);
     });
   }
-  DominanceInfo domInfo(module);
   for (Value value : values)
-    if (failed(placeUses(value, domInfo)))
+    if (failed(placeUses(value)))
       return failure();
   return success();
 }
@@ -1109,6 +1297,9 @@ struct EtCopyPropagateDevicePass
                                   skipD2HForMethodOutputs);
     if (failed(propagation.run()))
       return signalPassFailure();
+    // Nothing to verify again when nothing changed.
+    if (!propagation.hasChangedIR())
+      markAllAnalysesPreserved();
     const Counters &counters = propagation.getCounters();
     numH2DInserted += counters.h2d;
     numD2HInserted += counters.d2h;

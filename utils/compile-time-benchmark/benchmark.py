@@ -1,0 +1,294 @@
+#!/usr/bin/env python3
+# ===- benchmark.py - Compile time and memory of passes on large inputs --=== #
+#
+# Runs passes or pipelines on inputs of growing size (generate.py) and
+# reports, per measurement and size:
+#
+#   time        median wall time of the measured passes, as --mlir-timing
+#               reports it (parsing, printing and verification excluded);
+#   reference   the same for `--canonicalize --cse` on the same input, run
+#               interleaved with the measured passes;
+#   ratio       time / reference;
+#   growth      how much the time grows per 10x more input, from the
+#               previous size: (t / t_prev) ^ (1 / log10(n / n_prev)); 10
+#               is linear, 100 quadratic;
+#   peak RSS    of the whole etcopy-opt process (/usr/bin/time -f %M), for
+#               the measured passes and for the reference.
+#
+# A measurement is `CASE | FLAGS` or `CASE | PREPARE | FLAGS`: the input is
+# `generate.py CASE N`, first rewritten (untimed) by `etcopy-opt PREPARE`
+# when given, then timed under FLAGS. PREPARE lets the same tool measure
+# pipelines that start from another stage, e.g. upstream's GPU lowering on
+# the output of convert-etcopy-to-gpu:
+#
+#   benchmark.py --measure 'groups-memref | --etcopy-to-cuda'
+#   benchmark.py --measure \
+#     'groups-memref | --convert-etcopy-to-gpu | --gpu-async-region --gpu-to-llvm'
+#
+# Without --measure, the etcopy passes are measured (see MEASUREMENTS).
+# Only the Python standard library is used.
+#
+# ===----------------------------------------------------------------------=== #
+"""Compile-time and memory benchmark of etcopy's passes on large inputs."""
+
+import argparse
+import math
+import os
+import re
+import shlex
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import generate  # noqa: E402
+
+# The default measurements: every etcopy transformation pass on the inputs
+# of its kind, and the placement passes as a pipeline.
+MEASUREMENTS = [
+    "groups-tensor | --etcopy-propagate-device",
+    "delegate-chain | --etcopy-propagate-device",
+    "groups-tensor | --etcopy-optimize-transfers",
+    "delegate-chain | --etcopy-propagate-device --etcopy-optimize-transfers",
+    "groups-memref | --etcopy-plan-device-memory",
+    "buffers-overlapping | --etcopy-plan-device-memory",
+    "buffers-all-live | --etcopy-plan-device-memory",
+]
+REFERENCE = "--canonicalize --cse"
+
+# A top-level line of the --mlir-timing report: "  0.0123 ( 45.6%)  Name".
+# Nested entries (analyses, the passes of a nested pass manager) are
+# indented further after the percentage, and do not match.
+TIMING_LINE = re.compile(r"^\s+(\d+\.\d+) \(\s*[\d.]+%\)  (\S.*)$")
+NOT_A_PASS = {"Parser", "Output", "Rest", "Total"}
+
+
+class Measurement:
+    def __init__(self, spec):
+        parts = [part.strip() for part in spec.split("|")]
+        if len(parts) not in (2, 3) or parts[0] not in generate.CASES:
+            raise ValueError(
+                f"bad measurement '{spec}': expected 'CASE | FLAGS' or "
+                f"'CASE | PREPARE | FLAGS' with CASE one of "
+                f"{', '.join(sorted(generate.CASES))}")
+        self.spec = spec
+        self.case = parts[0]
+        self.prepare = shlex.split(parts[1]) if len(parts) == 3 else []
+        self.flags = shlex.split(parts[-1])
+
+    def label(self):
+        prepared = f" (after {' '.join(self.prepare)})" if self.prepare else ""
+        return f"{' '.join(self.flags)} on {self.case}{prepared}"
+
+
+class Timeout(Exception):
+    pass
+
+
+def run_timed(opt, flags, path, timeout):
+    """Runs `opt path flags` once; returns (pass seconds, wall seconds,
+    peak RSS in KiB)."""
+    command = ["/usr/bin/time", "-f", "%e %M", opt, path, *flags,
+               "--mlir-timing", "-o", os.devnull]
+    # In a session of its own, so that a timeout ends etcopy-opt too, not
+    # only /usr/bin/time.
+    with subprocess.Popen(command, stdout=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE, text=True,
+                          start_new_session=True) as proc:
+        try:
+            _, stderr = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
+            raise Timeout()
+    lines = stderr.splitlines()
+    if proc.returncode or not lines:
+        sys.exit(f"failed ({proc.returncode}): "
+                 f"{' '.join(map(shlex.quote, command))}\n{stderr}")
+    wall, rss = lines[-1].split()
+    return top_level_pass_seconds(stderr), float(wall), int(rss)
+
+
+def top_level_pass_seconds(report):
+    """Sum of the top-level entries of an --mlir-timing report other than
+    the parser, the printer and the remainder."""
+    seconds = 0.0
+    for line in report.splitlines():
+        match = TIMING_LINE.match(line)
+        if match and match.group(2) not in NOT_A_PASS:
+            seconds += float(match.group(1))
+    return seconds
+
+
+STATISTICS = {"median": statistics.median, "min": min}
+
+
+class Point:
+    """The runs of one command on one input: pass seconds and peak RSS."""
+
+    def __init__(self, flags, path):
+        self.flags, self.path = flags, path
+        self.seconds, self.rss, self.spent = [], 0, 0.0
+        self.timed_out = False
+
+    def run(self, args):
+        if self.timed_out or self.spent >= args.budget:
+            return
+        try:
+            seconds, wall, rss = run_timed(args.etcopy_opt, self.flags,
+                                           self.path, args.timeout)
+        except Timeout:
+            self.timed_out = True
+            return
+        self.seconds.append(seconds)
+        self.rss = max(self.rss, rss)
+        self.spent += wall
+
+    def time(self, args):
+        """The median (or minimum) of the runs; None after a timeout."""
+        if self.timed_out or not self.seconds:
+            return None
+        return STATISTICS[args.statistic](self.seconds)
+
+
+def measure(args, measurement, reference, sizes, directory):
+    """Runs `measurement` and the reference on every size, `--repeat` times
+    in rounds over the sizes, so that a change of load on the machine
+    affects all sizes alike. Returns {n: (point, reference point)}."""
+    points = {}
+    for n in sizes:
+        path = prepare_input(args, measurement, n, directory)
+        points[n] = (Point(measurement.flags, path),
+                     None if args.no_reference else Point(reference, path))
+    for _ in range(args.repeat):
+        for n in sizes:
+            point, reference_point = points[n]
+            if reference_point:
+                reference_point.run(args)
+            point.run(args)
+            if point.timed_out:
+                break  # Larger inputs would take longer still.
+    return points
+
+
+def prepare_input(args, measurement, n, directory):
+    path = os.path.join(directory, f"{measurement.case}-{n}.mlir")
+    if not os.path.exists(path):
+        with open(path, "w") as f:
+            f.write(generate.generate(measurement.case, n))
+    if not measurement.prepare:
+        return path
+    prepared = os.path.join(
+        directory, f"{measurement.case}-{n}-"
+        f"{abs(hash(tuple(measurement.prepare))):x}.mlir")
+    if not os.path.exists(prepared):
+        proc = subprocess.run([args.etcopy_opt, path, *measurement.prepare,
+                               "-o", prepared], capture_output=True,
+                              text=True)
+        if proc.returncode:
+            sys.exit(f"preparing {measurement.case} failed:\n{proc.stderr}")
+    return prepared
+
+
+def fmt(value, spec, missing=""):
+    return missing if value is None else format(value, spec)
+
+
+def growth(previous, n, seconds):
+    """Time growth per 10x more input since `previous` (n, seconds)."""
+    if not previous or previous[1] <= 0 or seconds is None:
+        return None
+    n0, s0 = previous
+    return (seconds / s0) ** (1 / math.log10(n / n0))
+
+
+def main():
+    root = os.path.dirname(os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__))))
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--etcopy-opt", default=os.path.join(
+        root, "build", "bin", "etcopy-opt"),
+        help="the driver running every measurement (default: "
+        "build/bin/etcopy-opt, which has every upstream pass too)")
+    parser.add_argument("--measure", action="append", metavar="SPEC",
+                        help="'CASE | FLAGS' or 'CASE | PREPARE | FLAGS'; "
+                        "repeatable (default: the etcopy passes)")
+    parser.add_argument("--reference", default=REFERENCE,
+                        help=f"flags of the reference (default: "
+                        f"'{REFERENCE}')")
+    parser.add_argument("--sizes", default="1000,10000,30000,100000",
+                        help="comma-separated input sizes")
+    parser.add_argument("--repeat", type=int, default=5,
+                        help="runs per point, of which the median counts")
+    parser.add_argument("--budget", type=float, default=60,
+                        help="stop repeating a point once its runs took "
+                        "this many seconds")
+    parser.add_argument("--timeout", type=float, default=600,
+                        help="give up on a run (and larger sizes of its "
+                        "measurement) after this many seconds")
+    parser.add_argument("--statistic", choices=sorted(STATISTICS),
+                        default="median",
+                        help="how the runs of a point combine (default: "
+                        "median; min is the least disturbed by other load)")
+    parser.add_argument("--no-reference", action="store_true",
+                        help="do not run the reference")
+    parser.add_argument("--max-growth", type=float, metavar="G",
+                        help="fail unless the time of every measurement "
+                        "grows at most G-fold per 10x more input")
+    parser.add_argument("--keep", metavar="DIR",
+                        help="keep the generated inputs in DIR")
+    args = parser.parse_args()
+    try:
+        measurements = [Measurement(spec)
+                        for spec in (args.measure or MEASUREMENTS)]
+    except ValueError as error:
+        parser.error(str(error))
+    sizes = [int(size) for size in args.sizes.split(",")]
+    reference = shlex.split(args.reference)
+
+    print(f"| passes | N | time (s) | {args.reference} (s) | ratio | "
+          "growth per 10x | peak RSS (MiB) | reference RSS (MiB) |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    failures = []
+    with tempfile.TemporaryDirectory() as scratch:
+        directory = args.keep or scratch
+        os.makedirs(directory, exist_ok=True)
+        for measurement in measurements:
+            points = measure(args, measurement, reference, sizes, directory)
+            previous = None
+            for n in sizes:
+                point, reference_point = points[n]
+                seconds = point.time(args)
+                ref_seconds = reference_point and reference_point.time(args)
+                ref_rss = reference_point and reference_point.rss
+                factor = growth(previous, n, seconds)
+                cells = [measurement.label(), str(n),
+                         fmt(seconds, ".3f", f"> {args.timeout:.0f}"),
+                         fmt(ref_seconds, ".3f"),
+                         fmt(seconds and ref_seconds and
+                             seconds / ref_seconds, ".2f"),
+                         fmt(factor, ".1f"),
+                         fmt(point.rss and point.rss / 1024, ".0f"),
+                         fmt(ref_rss and ref_rss / 1024, ".0f")]
+                print("| " + " | ".join(cells) + " |", flush=True)
+                if seconds is None:
+                    failures.append(f"{measurement.label()}: timed out at "
+                                    f"N = {n}")
+                    break
+                if args.max_growth and factor and factor > args.max_growth:
+                    failures.append(f"{measurement.label()}: time grows "
+                                    f"{factor:.1f}-fold per 10x from N = "
+                                    f"{previous[0]} to {n}")
+                previous = (n, seconds)
+    for failure in failures:
+        print(f"FAIL: {failure}")
+    if args.max_growth and not failures:
+        print(f"OK: every time grows at most {args.max_growth:g}-fold per "
+              "10x more input")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
