@@ -2,8 +2,8 @@
 // to a private function without etcopy.device (unknown code, to
 // bufferization: it may write its operand) is copied before one of the
 // calls, device-to-device; passed to a delegate, it is not. This is why
-// test/Pipelines/copy-bound.test lists the optimize-transfers cases whose
-// consumers are such functions.
+// the placement tests that test/Pipelines/copy-bound.test lowers declare
+// their device consumers as delegates.
 // RUN: etcopy-opt %s --etcopy-to-cuda | FileCheck %s
 
 // CHECK-LABEL: llvm.func @host_function(

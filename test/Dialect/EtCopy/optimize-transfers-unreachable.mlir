@@ -19,7 +19,7 @@
 // CHECK: ^{{.*}}:  // no predecessors
 // CHECK-NEXT: %[[DEAD_D:.*]] = etcopy.h2d %[[X]]
 // CHECK-NEXT: call @use(%[[DEAD_D]])
-func.func private @use(tensor<4xf32, #etcopy.device<cuda:0>>)
+func.func private @use(tensor<4xf32, #etcopy.device<cuda:0>>) attributes {etcopy.device = #etcopy.device<cuda:0>}
 func.func @copy_used_in_dead_block(%x: tensor<4xf32>) {
   %d = etcopy.h2d %x : tensor<4xf32> -> tensor<4xf32, #etcopy.device<cuda:0>>
   cf.br ^bb1
@@ -50,7 +50,7 @@ func.func @copy_used_in_dead_block(%x: tensor<4xf32>) {
 // CHECK-NEXT: call @log(%[[B]])
 // CHECK-NEXT: call @use(%[[C]])
 // CHECK-NEXT: return
-func.func private @use(tensor<4xf32, #etcopy.device<cuda:0>>)
+func.func private @use(tensor<4xf32, #etcopy.device<cuda:0>>) attributes {etcopy.device = #etcopy.device<cuda:0>}
 func.func private @log(tensor<4xf32>)
 func.func private @host_work()
 func.func @copies_in_dead_code(%x: tensor<4xf32>) {
@@ -84,7 +84,7 @@ func.func @copies_in_dead_code(%x: tensor<4xf32>) {
 // CHECK-NEXT: %[[DEAD_D:.*]] = etcopy.h2d %[[X]]
 // CHECK-NEXT: scf.for
 // CHECK-NEXT: func.call @use(%[[DEAD_D]])
-func.func private @use(tensor<4xf32, #etcopy.device<cuda:0>>)
+func.func private @use(tensor<4xf32, #etcopy.device<cuda:0>>) attributes {etcopy.device = #etcopy.device<cuda:0>}
 func.func @merge_with_dead_user(%x: tensor<4xf32>, %p: i1, %n: index) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -120,7 +120,7 @@ func.func @merge_with_dead_user(%x: tensor<4xf32>, %p: i1, %n: index) {
 // CHECK: ^{{.*}}:  // no predecessors
 // CHECK-NEXT: %[[DEAD_D:.*]] = etcopy.h2d %[[X]]
 // CHECK-NEXT: func.call @use(%[[DEAD_D]])
-func.func private @use(tensor<4xf32, #etcopy.device<cuda:0>>)
+func.func private @use(tensor<4xf32, #etcopy.device<cuda:0>>) attributes {etcopy.device = #etcopy.device<cuda:0>}
 func.func @hoist_with_dead_user_in_region(%x: tensor<4xf32>, %n: index) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -147,7 +147,7 @@ func.func @hoist_with_dead_user_in_region(%x: tensor<4xf32>, %n: index) {
 // CHECK: ^{{.*}}:  // no predecessors
 // CHECK-NEXT: %[[D:.*]] = etcopy.h2d %[[X]]
 // CHECK-NEXT: call @use(%[[D]])
-func.func private @use(tensor<4xf32, #etcopy.device<cuda:0>>)
+func.func private @use(tensor<4xf32, #etcopy.device<cuda:0>>) attributes {etcopy.device = #etcopy.device<cuda:0>}
 func.func @only_dead_users(%x: tensor<4xf32>) {
   %d = etcopy.h2d %x : tensor<4xf32> -> tensor<4xf32, #etcopy.device<cuda:0>>
   return

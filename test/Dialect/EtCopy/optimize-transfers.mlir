@@ -74,7 +74,7 @@ func.func @dead(%x: tensor<4xf32>) {
 // CHECK:   func.call @use(%[[D]])
 // CHECK: }
 // CHECK: call @use(%[[D]])
-func.func private @use(tensor<4xf32, #etcopy.device<cuda:0>>)
+func.func private @use(tensor<4xf32, #etcopy.device<cuda:0>>) attributes {etcopy.device = #etcopy.device<cuda:0>}
 func.func @duplicates(%x: tensor<4xf32>, %c: i1) {
   scf.if %c {
     %a = etcopy.h2d %x : tensor<4xf32> -> tensor<4xf32, #etcopy.device<cuda:0>>
@@ -116,7 +116,7 @@ func.func @different_devices(%x: tensor<4xf32>) -> (tensor<4xf32, #etcopy.device
 // CHECK:       func.call @use(%[[D]])
 // CHECK:       func.call @use(%[[DV]])
 func.func private @make(index) -> tensor<4xf32>
-func.func private @use(tensor<4xf32, #etcopy.device<cuda:0>>)
+func.func private @use(tensor<4xf32, #etcopy.device<cuda:0>>) attributes {etcopy.device = #etcopy.device<cuda:0>}
 func.func @hoist(%x: tensor<4xf32>, %n: index, %c: i1) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -149,7 +149,7 @@ func.func @hoist(%x: tensor<4xf32>, %n: index, %c: i1) {
 // CHECK: }
 // CHECK: %[[H:.*]] = etcopy.d2h %[[R]]
 // CHECK: return %[[H]]
-func.func private @step(tensor<4xf32, #etcopy.device<cuda:0>>, tensor<4xf32, #etcopy.device<cuda:0>>) -> tensor<4xf32, #etcopy.device<cuda:0>>
+func.func private @step(tensor<4xf32, #etcopy.device<cuda:0>>, tensor<4xf32, #etcopy.device<cuda:0>>) -> tensor<4xf32, #etcopy.device<cuda:0>> attributes {etcopy.device = #etcopy.device<cuda:0>}
 func.func @loop_carried(%s0: tensor<4xf32>, %w: tensor<4xf32>, %n: index) -> tensor<4xf32> {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -173,7 +173,7 @@ func.func @loop_carried(%s0: tensor<4xf32>, %w: tensor<4xf32>, %n: index) -> ten
 // CHECK:   etcopy.h2d
 // CHECK:   func.call @step
 // CHECK:   etcopy.d2h
-func.func private @step(tensor<4xf32, #etcopy.device<cuda:0>>) -> tensor<4xf32, #etcopy.device<cuda:0>>
+func.func private @step(tensor<4xf32, #etcopy.device<cuda:0>>) -> tensor<4xf32, #etcopy.device<cuda:0>> attributes {etcopy.device = #etcopy.device<cuda:0>}
 func.func private @log(tensor<4xf32>)
 func.func @loop_carried_host_use(%s0: tensor<4xf32>, %n: index) -> tensor<4xf32> {
   %c0 = arith.constant 0 : index
@@ -251,7 +251,7 @@ func.func @out_form(%a: memref<4xf32>, %d: memref<4xf32, #etcopy.device<cuda:0>>
 // CHECK-NEXT: cf.br ^bb1
 // CHECK: ^bb1:
 // CHECK-NEXT: call @use_cf(%[[D]])
-func.func private @use_cf(tensor<4xf32, #etcopy.device<cuda:0>>)
+func.func private @use_cf(tensor<4xf32, #etcopy.device<cuda:0>>) attributes {etcopy.device = #etcopy.device<cuda:0>}
 func.func @cf_loop(%x: tensor<4xf32>, %c: i1) {
   cf.br ^bb1
 ^bb1:
@@ -291,7 +291,7 @@ func.func @forall_terminator(%x: tensor<4xf32>, %n: index) -> tensor<4xf32> {
 // CHECK-LABEL: func.func @narrowing_in_loop
 // CHECK: scf.for
 // CHECK-NEXT: etcopy.h2d %{{.*}} : tensor<?xf32> -> tensor<4xf32, #etcopy.device<cuda:0>>
-func.func private @use_narrow(tensor<4xf32, #etcopy.device<cuda:0>>)
+func.func private @use_narrow(tensor<4xf32, #etcopy.device<cuda:0>>) attributes {etcopy.device = #etcopy.device<cuda:0>}
 func.func @narrowing_in_loop(%x: tensor<?xf32>, %n: index) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
