@@ -128,11 +128,15 @@ def ConvertGPUToCUDARuntime
 
     Copies of non-contiguous memrefs (subviews, strided layouts) go through a
     function of the runtime support that reads both descriptors and copies
-    contiguous data with one `cudaMemcpyAsync`, pitched rows with
-    `cudaMemcpy2DAsync`, and any other layout as a sequence of 2-D copies:
-    never as if contiguous. Where either side of a copy has a dynamic size,
-    the sizes are compared at run time and a mismatch is reported (location,
-    dimension, both sizes) before any byte moves.
+    with `memref.copy`'s semantics, whatever the strides (zero, negative,
+    overlapping) and even between views of one buffer: contiguous runs with
+    `cudaMemcpyAsync`, pitched rows with `cudaMemcpy2DAsync` where the
+    pitches are valid and the spans apart, element by element where the
+    destination overlaps itself, through a temporary buffer where source
+    and destination overlap; never as if contiguous. Where either side of a
+    copy has a dynamic size, the sizes are compared at run time and a
+    mismatch is reported (location, dimension, both sizes) before any byte
+    moves.
 
     The pass is linear in the size of the module, and the code it emits
     small: per op one call and its line number; constants, file names and

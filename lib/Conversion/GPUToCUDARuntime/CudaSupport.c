@@ -232,70 +232,270 @@ void __etcopy_memcpy(void *dst, const void *src, uint64_t bytes, int32_t kind,
         ETCOPY_AT, "cudaMemcpyAsync", describe_copy(kind), bytes);
 }
 
+/* One dimension of a strided copy: its size and both strides, in elements. */
+typedef struct {
+  int64_t size;
+  int64_t src;
+  int64_t dst;
+} copy_dim;
+
+/* The largest pitch of a 2-D copy (cudaDevAttrMaxPitch on current GPUs). */
+#define ETCOPY_MAX_PITCH 2147483647
+
+/* Whether any two elements of the `rank` dimensions, `stride` elements
+ * apart along each (`dst` strides if `ofDst`, else `src`), may share an
+ * address: sorted by stride, each stride must exceed the extent of the
+ * smaller ones. Sufficient, not necessary: an interleaving the test cannot
+ * prove apart is treated as overlapping. */
+static int may_overlap(const copy_dim *dims, int64_t rank, int ofDst) {
+  int64_t strides[rank + 1], sizes[rank + 1];
+  for (int64_t i = 0; i < rank; ++i) {
+    int64_t stride = ofDst ? dims[i].dst : dims[i].src;
+    stride = stride < 0 ? -stride : stride;
+    int64_t j = i;
+    for (; j > 0 && strides[j - 1] > stride; --j) {
+      strides[j] = strides[j - 1];
+      sizes[j] = sizes[j - 1];
+    }
+    strides[j] = stride;
+    sizes[j] = dims[i].size;
+  }
+  int64_t extent = 0;
+  for (int64_t i = 0; i < rank; ++i) {
+    if (strides[i] <= extent)
+      return 1;
+    extent += (sizes[i] - 1) * strides[i];
+  }
+  return 0;
+}
+
+/* The bytes [first, last) the elements of one side span. */
+static void get_span(const char *base, const copy_dim *dims, int64_t rank,
+                     int ofDst, int64_t elementBytes, uintptr_t *first,
+                     uintptr_t *last) {
+  int64_t low = 0, high = 0;
+  for (int64_t i = 0; i < rank; ++i) {
+    int64_t reach = (dims[i].size - 1) * (ofDst ? dims[i].dst : dims[i].src);
+    if (reach < 0)
+      low += reach;
+    else
+      high += reach;
+  }
+  *first = (uintptr_t)(base + low * elementBytes);
+  *last = (uintptr_t)(base + (high + 1) * elementBytes);
+}
+
+/* Copies element by element in row-major order, so that where the
+ * destination overlaps itself the last write wins, as in memref.copy. */
+static void copy_elements(char *dst, const char *src, const copy_dim *dims,
+                          int64_t rank, int64_t elementBytes, int32_t kind,
+                          cudaStream_t stream, ETCOPY_LOCATION) {
+  int64_t index[rank + 1];
+  for (int64_t i = 0; i < rank; ++i)
+    index[i] = 0;
+  for (;;) {
+    int64_t srcOffset = 0, dstOffset = 0;
+    for (int64_t i = 0; i < rank; ++i) {
+      srcOffset += index[i] * dims[i].src;
+      dstOffset += index[i] * dims[i].dst;
+    }
+    check(cudaMemcpyAsync(dst + dstOffset * elementBytes,
+                          src + srcOffset * elementBytes, elementBytes,
+                          (enum cudaMemcpyKind)kind, stream),
+          ETCOPY_AT, "cudaMemcpyAsync", describe_copy(kind),
+          (uint64_t)elementBytes);
+    int64_t i = rank - 1;
+    for (; i >= 0 && ++index[i] == dims[i].size; --i)
+      index[i] = 0;
+    if (i < 0)
+      return;
+  }
+}
+
+/* Copies between layouts whose elements are in one-to-one correspondence
+ * in any order: the destination does not overlap itself nor the source.
+ * The largest run contiguous on both sides is one copy; the dimension with
+ * the most rows that both sides can step with a valid pitch (at least the
+ * run, at most ETCOPY_MAX_PITCH) makes it a 2-D copy; the other dimensions
+ * are iterated. */
+static void copy_in_any_order(char *dst, const char *src, copy_dim *dims,
+                              int64_t rank, int64_t elementBytes, int32_t kind,
+                              cudaStream_t stream, ETCOPY_LOCATION) {
+  /* Iterating a dimension backwards is as good as forwards: make every
+   * source stride non-negative. */
+  for (int64_t i = 0; i < rank; ++i) {
+    if (dims[i].src >= 0)
+      continue;
+    src += (dims[i].size - 1) * dims[i].src * elementBytes;
+    dst += (dims[i].size - 1) * dims[i].dst * elementBytes;
+    dims[i].src = -dims[i].src;
+    dims[i].dst = -dims[i].dst;
+  }
+
+  /* The contiguous run: dimensions whose strides are the run's length on
+   * both sides, in any order. */
+  int used[rank + 1];
+  for (int64_t i = 0; i < rank; ++i)
+    used[i] = 0;
+  int64_t run = 1;
+  for (int grew = 1; grew;) {
+    grew = 0;
+    for (int64_t i = 0; i < rank; ++i)
+      if (!used[i] && dims[i].src == run && dims[i].dst == run) {
+        run *= dims[i].size;
+        used[i] = 1;
+        grew = 1;
+      }
+  }
+  int64_t width = run * elementBytes;
+
+  int64_t pitched = -1;
+  for (int64_t i = 0; i < rank; ++i) {
+    if (used[i] || dims[i].src <= 0 || dims[i].dst <= 0)
+      continue;
+    int64_t srcPitch = dims[i].src * elementBytes;
+    int64_t dstPitch = dims[i].dst * elementBytes;
+    if (srcPitch < width || dstPitch < width || srcPitch > ETCOPY_MAX_PITCH ||
+        dstPitch > ETCOPY_MAX_PITCH)
+      continue;
+    if (pitched < 0 || dims[i].size > dims[pitched].size)
+      pitched = i;
+  }
+  if (pitched >= 0)
+    used[pitched] = 1;
+
+  int64_t outer[rank + 1], numOuter = 0;
+  for (int64_t i = 0; i < rank; ++i)
+    if (!used[i])
+      outer[numOuter++] = i;
+  int64_t index[rank + 1];
+  for (int64_t i = 0; i < numOuter; ++i)
+    index[i] = 0;
+  const char *what = describe_copy(kind);
+  for (;;) {
+    int64_t srcOffset = 0, dstOffset = 0;
+    for (int64_t i = 0; i < numOuter; ++i) {
+      srcOffset += index[i] * dims[outer[i]].src;
+      dstOffset += index[i] * dims[outer[i]].dst;
+    }
+    char *to = dst + dstOffset * elementBytes;
+    const char *from = src + srcOffset * elementBytes;
+    if (pitched >= 0) {
+      int64_t height = dims[pitched].size;
+      check(cudaMemcpy2DAsync(to, (size_t)(dims[pitched].dst * elementBytes),
+                              from, (size_t)(dims[pitched].src * elementBytes),
+                              (size_t)width, (size_t)height,
+                              (enum cudaMemcpyKind)kind, stream),
+            ETCOPY_AT, "cudaMemcpy2DAsync", what, (uint64_t)(width * height));
+    } else {
+      check(cudaMemcpyAsync(to, from, (size_t)width, (enum cudaMemcpyKind)kind,
+                            stream),
+            ETCOPY_AT, "cudaMemcpyAsync", what, (uint64_t)width);
+    }
+    int64_t i = numOuter - 1;
+    for (; i >= 0 && ++index[i] == dims[outer[i]].size; --i)
+      index[i] = 0;
+    if (i < 0)
+      return;
+  }
+}
+
+static void copy_dims(char *dst, const char *src, copy_dim *dims, int64_t rank,
+                      int64_t elementBytes, int32_t kind, cudaStream_t stream,
+                      ETCOPY_LOCATION);
+
+/* Copies through a temporary device buffer: the source is read completely
+ * before the destination is written. */
+static void copy_staged(char *dst, const char *src, const copy_dim *dims,
+                        int64_t rank, int64_t elementBytes, int32_t kind,
+                        cudaStream_t stream, ETCOPY_LOCATION) {
+  int64_t count = 1;
+  for (int64_t i = 0; i < rank; ++i)
+    count *= dims[i].size;
+  uint64_t bytes = (uint64_t)(count * elementBytes);
+  void *staging = NULL;
+  if (!check(cudaMallocAsync(&staging, bytes, stream), ETCOPY_AT,
+             "cudaMallocAsync", "allocate a staging buffer for an overlapping copy",
+             bytes))
+    return;
+  /* The staging buffer holds the elements row-major. */
+  copy_dim in[rank + 1], out[rank + 1];
+  int64_t stride = 1;
+  for (int64_t i = rank - 1; i >= 0; --i) {
+    in[i] = (copy_dim){dims[i].size, dims[i].src, stride};
+    out[i] = (copy_dim){dims[i].size, stride, dims[i].dst};
+    stride *= dims[i].size;
+  }
+  int srcOnHost = kind == cudaMemcpyHostToHost;
+  int dstOnHost = kind == cudaMemcpyHostToHost;
+  int32_t inKind = kind == cudaMemcpyDefault  ? cudaMemcpyDefault
+                   : srcOnHost                ? cudaMemcpyHostToDevice
+                                              : cudaMemcpyDeviceToDevice;
+  int32_t outKind = kind == cudaMemcpyDefault ? cudaMemcpyDefault
+                    : dstOnHost               ? cudaMemcpyDeviceToHost
+                                              : cudaMemcpyDeviceToDevice;
+  copy_dims(staging, src, in, rank, elementBytes, inKind, stream, ETCOPY_AT);
+  copy_dims(dst, staging, out, rank, elementBytes, outKind, stream, ETCOPY_AT);
+  check(cudaFreeAsync(staging, stream), ETCOPY_AT, "cudaFreeAsync",
+        "free the staging buffer of an overlapping copy", 0);
+}
+
+/* Copies the elements of `dims` (sizes above 1) with the semantics of
+ * memref.copy: element by element in row-major order, except that the
+ * source is read before the destination is written where they overlap. */
+static void copy_dims(char *dst, const char *src, copy_dim *dims, int64_t rank,
+                      int64_t elementBytes, int32_t kind, cudaStream_t stream,
+                      ETCOPY_LOCATION) {
+  /* Along a dimension of destination stride 0 every element is written to
+   * the same address and the last one wins: copy only that one. */
+  int64_t kept = 0;
+  for (int64_t i = 0; i < rank; ++i) {
+    if (dims[i].dst == 0)
+      src += (dims[i].size - 1) * dims[i].src * elementBytes;
+    else
+      dims[kept++] = dims[i];
+  }
+  rank = kept;
+
+  /* Host and device memory never overlap; memory of one kind may. */
+  if (kind != cudaMemcpyHostToDevice && kind != cudaMemcpyDeviceToHost) {
+    uintptr_t srcFirst, srcLast, dstFirst, dstLast;
+    get_span(src, dims, rank, /*ofDst=*/0, elementBytes, &srcFirst, &srcLast);
+    get_span(dst, dims, rank, /*ofDst=*/1, elementBytes, &dstFirst, &dstLast);
+    if (srcFirst < dstLast && dstFirst < srcLast) {
+      copy_staged(dst, src, dims, rank, elementBytes, kind, stream, ETCOPY_AT);
+      return;
+    }
+  }
+  if (may_overlap(dims, rank, /*ofDst=*/1))
+    copy_elements(dst, src, dims, rank, elementBytes, kind, stream, ETCOPY_AT);
+  else
+    copy_in_any_order(dst, src, dims, rank, elementBytes, kind, stream,
+                      ETCOPY_AT);
+}
+
 void __etcopy_memcpy_strided(const etcopy_memref *dst,
                              const etcopy_memref *src, int64_t rank,
                              int64_t elementBytes, int32_t kind,
                              cudaStream_t stream, ETCOPY_LOCATION) {
-  const int64_t *sizes = src->shape, *srcStrides = src->shape + rank;
-  const int64_t *dstStrides = dst->shape + rank;
-  const char *what = describe_copy(kind);
-  for (int64_t d = 0; d < rank; ++d)
-    if (src->shape[d] != dst->shape[d])
-      report_size_mismatch(ETCOPY_AT, what, d, src->shape[d], dst->shape[d]);
-  char *dstBase = dst->aligned + dst->offset * elementBytes;
-  const char *srcBase = src->aligned + src->offset * elementBytes;
-
-  /* Innermost dimension first: the element count, and whether both sides
-   * are row-major contiguous (dimensions of size 1 have no stride). */
-  int64_t count = 1;
-  int contiguous = 1;
-  for (int64_t d = rank - 1; d >= 0; --d) {
-    if (sizes[d] != 1 && (srcStrides[d] != count || dstStrides[d] != count))
-      contiguous = 0;
-    count *= sizes[d];
+  const int64_t *sizes = src->shape;
+  for (int64_t i = 0; i < rank; ++i)
+    if (sizes[i] != dst->shape[i])
+      report_size_mismatch(ETCOPY_AT, describe_copy(kind), i, sizes[i],
+                           dst->shape[i]);
+  /* Dimensions of size 1 move nothing; with one of size 0 nothing moves. */
+  copy_dim dims[rank + 1];
+  int64_t kept = 0;
+  for (int64_t i = 0; i < rank; ++i) {
+    if (sizes[i] == 0)
+      return;
+    if (sizes[i] != 1)
+      dims[kept++] =
+          (copy_dim){sizes[i], src->shape[rank + i], dst->shape[rank + i]};
   }
-  if (count == 0)
-    return;
-  if (contiguous) {
-    uint64_t bytes = (uint64_t)(count * elementBytes);
-    check(cudaMemcpyAsync(dstBase, srcBase, bytes, (enum cudaMemcpyKind)kind,
-                          stream),
-          ETCOPY_AT, "cudaMemcpyAsync", what, bytes);
-    return;
-  }
-
-  /* Pitched rows when both inner strides are 1, else one element per row;
-   * the outer dimensions are iterated. */
-  int64_t inner = rank - 1, outerRank, width, height, dpitch, spitch;
-  if (rank >= 2 && srcStrides[inner] == 1 && dstStrides[inner] == 1) {
-    outerRank = rank - 2;
-    width = sizes[inner] * elementBytes;
-    height = sizes[rank - 2];
-    dpitch = dstStrides[rank - 2] * elementBytes;
-    spitch = srcStrides[rank - 2] * elementBytes;
-  } else {
-    outerRank = inner;
-    width = elementBytes;
-    height = sizes[inner];
-    dpitch = dstStrides[inner] * elementBytes;
-    spitch = srcStrides[inner] * elementBytes;
-  }
-  int64_t outerCount = 1;
-  for (int64_t d = 0; d < outerRank; ++d)
-    outerCount *= sizes[d];
-  for (int64_t index = 0; index < outerCount; ++index) {
-    int64_t rest = index, dstOffset = 0, srcOffset = 0;
-    for (int64_t d = outerRank - 1; d >= 0; --d) {
-      int64_t coordinate = rest % sizes[d];
-      rest /= sizes[d];
-      dstOffset += coordinate * dstStrides[d];
-      srcOffset += coordinate * srcStrides[d];
-    }
-    check(cudaMemcpy2DAsync(dstBase + dstOffset * elementBytes, dpitch,
-                            srcBase + srcOffset * elementBytes, spitch, width,
-                            height, (enum cudaMemcpyKind)kind, stream),
-          ETCOPY_AT, "cudaMemcpy2DAsync", what, (uint64_t)(width * height));
-  }
+  copy_dims(dst->aligned + dst->offset * elementBytes,
+            src->aligned + src->offset * elementBytes, dims, kept,
+            elementBytes, kind, stream, ETCOPY_AT);
 }
 
 /*===----------------------------------------------------------------------===*
