@@ -99,7 +99,9 @@ def ConvertGPUToCUDARuntime
     `gpu.memcpy`, `gpu.memset` and `gpu.wait`, in both their sync and async
     forms, to calls of the CUDA Runtime API (`cudaMallocAsync`,
     `cudaFreeAsync`, `cudaMemcpyAsync`, `cudaMemcpy2DAsync`,
-    `cudaMemsetAsync`, streams and events), and everything else in the module
+    `cudaMemsetAsync`, streams and events; 16- and 32-bit memsets call the
+    driver's `cuMemsetD16Async`/`cuMemsetD32Async`, found at run time with
+    `cudaGetDriverEntryPointByVersion`), and everything else in the module
     to the LLVM dialect with the dialects' own conversion patterns, as
     `gpu-to-llvm` does. Memory spaces (`#etcopy.device<...>`,
     `#gpu.address_space<...>`, integers) are converted in the type converter:

@@ -25,14 +25,89 @@
  * Errors
  *===----------------------------------------------------------------------===*/
 
+/* True when `call` names a driver function, whose result is a CUresult. */
+static int is_driver_call(const char *call) {
+  return call[0] == 'c' && call[1] == 'u' && strncmp(call, "cuda", 4) != 0;
+}
+
+/* The name and description of a CUresult: from the driver when it provides
+ * cuGetErrorName and cuGetErrorString, else from the codes the memsets
+ * document. */
+static void describe_driver_error(int err, const char **name,
+                                  const char **text) {
+  typedef int (*describe_fn)(int, const char **);
+  void *get_name = NULL, *get_text = NULL;
+  *name = NULL;
+  *text = NULL;
+  if (cudaGetDriverEntryPointByVersion("cuGetErrorName", &get_name, 6000,
+                                       cudaEnableDefault, NULL) == 0 &&
+      cudaGetDriverEntryPointByVersion("cuGetErrorString", &get_text, 6000,
+                                       cudaEnableDefault, NULL) == 0 &&
+      get_name && get_text &&
+      ((describe_fn)get_name)(err, name) == 0 &&
+      ((describe_fn)get_text)(err, text) == 0 && *name && *text)
+    return;
+  switch (err) {
+  case 1:
+    *name = "CUDA_ERROR_INVALID_VALUE";
+    *text = "invalid argument";
+    return;
+  case 2:
+    *name = "CUDA_ERROR_OUT_OF_MEMORY";
+    *text = "out of memory";
+    return;
+  case 3:
+    *name = "CUDA_ERROR_NOT_INITIALIZED";
+    *text = "initialization error";
+    return;
+  case 4:
+    *name = "CUDA_ERROR_DEINITIALIZED";
+    *text = "driver shutting down";
+    return;
+  case 100:
+    *name = "CUDA_ERROR_NO_DEVICE";
+    *text = "no CUDA-capable device is detected";
+    return;
+  case 101:
+    *name = "CUDA_ERROR_INVALID_DEVICE";
+    *text = "invalid device ordinal";
+    return;
+  case 201:
+    *name = "CUDA_ERROR_INVALID_CONTEXT";
+    *text = "invalid device context";
+    return;
+  case 400:
+    *name = "CUDA_ERROR_INVALID_HANDLE";
+    *text = "invalid resource handle";
+    return;
+  case 700:
+    *name = "CUDA_ERROR_ILLEGAL_ADDRESS";
+    *text = "an illegal memory access was encountered";
+    return;
+  case 999:
+    *name = "CUDA_ERROR_UNKNOWN";
+    *text = "unknown error";
+    return;
+  default:
+    *name = "CUresult";
+    *text = "unrecognized error code";
+    return;
+  }
+}
+
 /* The default error policy: report and exit. Weak, so that a program that
  * embeds the generated code replaces it by defining the symbol. */
 __attribute__((weak)) void etcopy_cuda_error(int err, const char *location,
                                              const char *call,
                                              const char *what,
                                              unsigned long long bytes) {
-  const char *name = cudaGetErrorName((cudaError_t)err);
-  const char *text = cudaGetErrorString((cudaError_t)err);
+  const char *name, *text;
+  if (is_driver_call(call)) {
+    describe_driver_error(err, &name, &text);
+  } else {
+    name = cudaGetErrorName((cudaError_t)err);
+    text = cudaGetErrorString((cudaError_t)err);
+  }
   if (bytes)
     dprintf(2, "%s: error: %s failed (%s, %llu bytes): %s: %s\n", location,
             call, what, bytes, name, text);
@@ -502,10 +577,63 @@ void __etcopy_memcpy_strided(const etcopy_memref *dst,
  * Memsets
  *===----------------------------------------------------------------------===*/
 
+typedef CUresult (*memset16_fn)(CUdeviceptr, unsigned short, size_t,
+                                CUstream);
+typedef CUresult (*memset32_fn)(CUdeviceptr, unsigned int, size_t, CUstream);
+
+/* cuMemsetD16Async and cuMemsetD32Async, looked up once per process. */
+static void *driver_memsets[2];
+
+/* The driver function `symbol` (cached in `*slot`), or null after reporting
+ * why it is unavailable. */
+static void *get_driver_function(void **slot, const char *symbol,
+                                 const char *what, ETCOPY_LOCATION) {
+  void *function = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+  if (function)
+    return function;
+  enum cudaDriverEntryPointQueryResult status =
+      cudaDriverEntryPointSymbolNotFound;
+  /* 3020: the ABI of the memsets, unchanged since CUDA 3.2. */
+  int err = cudaGetDriverEntryPointByVersion(symbol, &function, 3020,
+                                             cudaEnableDefault, &status);
+  if (err == cudaSuccess && (status != cudaDriverEntryPointSuccess ||
+                             !function)) {
+    err = status == cudaDriverEntryPointVersionNotSufficent
+              ? cudaErrorCallRequiresNewerDriver
+              : cudaErrorNotSupported;
+    function = NULL;
+  }
+  if (!check(err, ETCOPY_AT, "cudaGetDriverEntryPointByVersion", what, 0))
+    return NULL;
+  __atomic_store_n(slot, function, __ATOMIC_RELEASE);
+  return function;
+}
+
 void __etcopy_memset(void *dst, uint32_t value, uint64_t count,
                      int32_t elementBytes, cudaStream_t stream,
                      ETCOPY_LOCATION) {
-  (void)elementBytes; /* 1: the pass lowers byte patterns only. */
-  check(cudaMemsetAsync(dst, (int)(value & 0xff), count, stream), ETCOPY_AT,
-        "cudaMemsetAsync", "set device memory", count);
+  const char *what = "set device memory";
+  uint64_t bytes = count * (uint64_t)elementBytes;
+  if (elementBytes == 1) {
+    check(cudaMemsetAsync(dst, (int)(value & 0xff), count, stream), ETCOPY_AT,
+          "cudaMemsetAsync", what, bytes);
+    return;
+  }
+  if (elementBytes == 2) {
+    memset16_fn memset16 = (memset16_fn)get_driver_function(
+        &driver_memsets[0], "cuMemsetD16Async", "find cuMemsetD16Async",
+        ETCOPY_AT);
+    if (memset16)
+      check(memset16((CUdeviceptr)(uintptr_t)dst, (unsigned short)value,
+                     count, (CUstream)stream),
+            ETCOPY_AT, "cuMemsetD16Async", what, bytes);
+    return;
+  }
+  memset32_fn memset32 = (memset32_fn)get_driver_function(
+      &driver_memsets[1], "cuMemsetD32Async", "find cuMemsetD32Async",
+      ETCOPY_AT);
+  if (memset32)
+    check(memset32((CUdeviceptr)(uintptr_t)dst, value, count,
+                   (CUstream)stream),
+          ETCOPY_AT, "cuMemsetD32Async", what, bytes);
 }

@@ -4,7 +4,7 @@
 |* into every module it lowers (CudaSupport.c, compiled to LLVM IR at build   *|
 |* time and imported into the module on demand). Generated code calls them   *|
 |* instead of the CUDA Runtime API: each wraps one CUDA entry point (or one   *|
-|* fixed sequence of them), checks every cudaError_t, and on failure calls   *|
+|* fixed sequence of them), checks every cudaError_t and CUresult, and on     *|
 |* failure calls the error policy `etcopy_cuda_error` with the location of    *|
 |* the op that made the call.                                                 *|
 |*                                                                            *|
@@ -45,7 +45,9 @@ typedef struct {
 
 /* The error policy. The definition in every lowered module is weak: it
  * prints "<location>: error: <call> failed (<what>[, <bytes> bytes]):
- * <name>: <text>" and exits with status 1. `err` is a cudaError_t. */
+ * <name>: <text>" and exits with status 1. `err` is a cudaError_t, or a
+ * CUresult when `call` is a driver function (its name starts with "cu" but
+ * not "cuda"). */
 void etcopy_cuda_error(int err, const char *location, const char *call,
                        const char *what, unsigned long long bytes);
 
@@ -78,8 +80,8 @@ void __etcopy_memcpy_strided(const etcopy_memref *dst,
                              int64_t elementBytes, int32_t kind,
                              cudaStream_t stream, ETCOPY_LOCATION);
 
-/* Sets `count` elements of `elementBytes` (1) bytes to the low byte of
- * `value`. */
+/* Sets `count` elements of `elementBytes` (1, 2 or 4) bytes to the low
+ * bytes of `value`. */
 void __etcopy_memset(void *dst, uint32_t value, uint64_t count,
                      int32_t elementBytes, cudaStream_t stream,
                      ETCOPY_LOCATION);

@@ -489,8 +489,9 @@ bool isAddressOnlyView(memref::ViewOp view, unsigned indexBitwidth) {
 // gpu.memset patterns
 //===----------------------------------------------------------------------===//
 
-/// How a gpu.memset is done: with cudaMemsetAsync, of one byte repeated
-/// over `unitsPerElement` bytes per element.
+/// How a gpu.memset is done: `unitBytes`-sized units (1: cudaMemsetAsync,
+/// 2 and 4: the driver's cuMemsetD16Async/cuMemsetD32Async), `unitsPerElement`
+/// of them per element, set to `constant` or to the (bitcast) value.
 struct MemsetPlan {
   int64_t unitBytes;
   int64_t unitsPerElement = 1;
@@ -501,29 +502,58 @@ struct MemsetPlan {
 FailureOr<MemsetPlan> planMemset(gpu::MemsetOp memset, unsigned indexBitwidth,
                                  std::string &why) {
   Type elementType = memset.getDst().getType().getElementType();
-  Attribute attr;
-  APInt value;
-  bool constant = false;
-  if (matchPattern(memset.getValue(), m_Constant(&attr))) {
-    if (auto intAttr = dyn_cast<IntegerAttr>(attr)) {
-      value = intAttr.getValue();
-      constant = true;
-    } else if (auto floatAttr = dyn_cast<FloatAttr>(attr)) {
-      value = floatAttr.getValue().bitcastToAPInt();
-      constant = true;
-    }
-  }
-  std::optional<int64_t> storageBytes =
-      getStaticElementBytes(elementType, indexBitwidth);
-  why = "the value must be a constant made of one repeated byte (e.g. 0)";
-  if (!constant || !storageBytes)
+  unsigned bits;
+  if (isa<IndexType>(elementType)) {
+    bits = indexBitwidth;
+  } else if (elementType.isIntOrFloat()) {
+    bits = elementType.getIntOrFloatBitWidth();
+  } else {
+    why = "elements of a type other than integers, floats and index";
     return failure();
-  value = value.zextOrTrunc(*storageBytes * 8);
-  uint64_t byte = value.extractBitsAsZExtValue(8, 0);
-  for (unsigned offset = 8; offset < value.getBitWidth(); offset += 8)
-    if (value.extractBitsAsZExtValue(8, offset) != byte)
+  }
+  int64_t storageBytes = bits <= 8 ? 1 : bits / 8;
+  if (bits > 8 && (bits % 8 != 0 || !llvm::isPowerOf2_32(bits) || bits > 64)) {
+    why = "elements of " + std::to_string(bits) + " bits";
+    return failure();
+  }
+
+  Attribute attr;
+  if (!matchPattern(memset.getValue(), m_Constant(&attr))) {
+    if (storageBytes > 4) {
+      why = "a 64-bit value that is not a constant (the driver sets at most "
+            "32-bit patterns)";
       return failure();
-  return MemsetPlan{1, *storageBytes, static_cast<uint32_t>(byte)};
+    }
+    return MemsetPlan{storageBytes, 1, std::nullopt};
+  }
+  APInt value;
+  if (auto intAttr = dyn_cast<IntegerAttr>(attr))
+    value = intAttr.getValue();
+  else if (auto floatAttr = dyn_cast<FloatAttr>(attr))
+    value = floatAttr.getValue().bitcastToAPInt();
+  else {
+    why = "a constant that is not a scalar";
+    return failure();
+  }
+  value = value.zextOrTrunc(storageBytes * 8);
+  // One repeated byte: cudaMemsetAsync, no driver function needed.
+  uint64_t byte = value.extractBitsAsZExtValue(8, 0);
+  bool repeated = true;
+  for (unsigned offset = 8; offset < value.getBitWidth(); offset += 8)
+    repeated &= value.extractBitsAsZExtValue(8, offset) == byte;
+  if (repeated)
+    return MemsetPlan{1, storageBytes, static_cast<uint32_t>(byte)};
+  if (storageBytes <= 4)
+    return MemsetPlan{storageBytes, 1,
+                      static_cast<uint32_t>(value.getZExtValue())};
+  uint64_t low = value.extractBitsAsZExtValue(32, 0);
+  if (value.extractBitsAsZExtValue(32, 32) != low) {
+    why = "the 64-bit pattern 0x" + llvm::utohexstr(value.getZExtValue()) +
+          ", whose 32-bit halves differ (the driver sets at most 32-bit "
+          "patterns)";
+    return failure();
+  }
+  return MemsetPlan{4, 2, static_cast<uint32_t>(low)};
 }
 
 //===----------------------------------------------------------------------===//
@@ -666,7 +696,10 @@ LogicalResult validateAndCollect(ModuleOp module, SymbolTable &symbols,
       std::string why;
       if (::mlir::failed(planMemset(memset, indexBitwidth, why))) {
         memset.emitError("cannot lower 'gpu.memset' of ")
-            << type << " to cudaMemsetAsync: " << why;
+            << type << ": " << why
+            << "; supported are patterns of 8, 16 and 32 bits, and constant "
+               "64-bit patterns made of one repeated byte or of two equal "
+               "32-bit halves";
         failed = true;
       }
       if (!isContiguous(type)) {
