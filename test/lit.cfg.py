@@ -3,6 +3,7 @@
 # Tools come from the build tree (etcopy-opt, the simulator, the runtime
 # tests) and from LLVM 22 (FileCheck, mlir-runner, mlir-translate, clang).
 # Features:
+#   valgrind      valgrind is installed;
 #   cuda-toolkit  the CUDA toolkit (libcudart) was found at configure time;
 #   cuda-gpu      a working CUDA device answers at test time (real libcudart
 #                 reports at least one device).
@@ -11,6 +12,7 @@
 
 import ctypes
 import os
+import shutil
 import sys
 
 import lit.formats
@@ -84,6 +86,11 @@ config.substitutions.extend([
     ("%run_host", run_main + ",".join([runner_utils, c_runner_utils])),
     ("%run_gpu", run_main + gpu_libs),
 ])
+
+# valgrind's memcheck runs lowered code in tests that check it reads no
+# uninitialised memory (utils/setup.sh installs it).
+if shutil.which("valgrind"):
+    config.available_features.add("valgrind")
 
 if config.cuda_toolkit_found and os.path.exists(config.cudart_library):
     config.available_features.add("cuda-toolkit")

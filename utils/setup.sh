@@ -13,7 +13,7 @@ cd "$(dirname "$0")/.."
 BUILD_DIR=${ETCOPY_BUILD_DIR:-build}
 LLVM_PREFIX=/usr/lib/llvm-22
 PACKAGES=(llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools clang-22
-          lld-22 ninja-build cmake python3 libgtest-dev)
+          lld-22 ninja-build cmake python3 libgtest-dev valgrind)
 
 missing=()
 for pkg in "${PACKAGES[@]}"; do

@@ -7,10 +7,11 @@
 // RUN: etcopy-opt %s --etcopy-to-cuda | FileCheck %s
 
 // CHECK-LABEL: llvm.func @host_function(
-// CHECK: llvm.call @cudaMemcpyAsync(
-// CHECK: %[[D2D:.*]] = llvm.mlir.constant(3 : i32)
-// CHECK: llvm.call @cudaMemcpyAsync(%{{.*}}, %{{.*}}, %{{.*}}, %[[D2D]],
-// CHECK-NOT: llvm.call @cudaMemcpyAsync(
+// CHECK-DAG: %[[H2D:.*]] = llvm.mlir.constant(1 : i32)
+// CHECK-DAG: %[[D2D:.*]] = llvm.mlir.constant(3 : i32)
+// CHECK: llvm.call @__etcopy_memcpy(%{{.*}}, %{{.*}}, %{{.*}}, %[[H2D]],
+// CHECK: llvm.call @__etcopy_memcpy(%{{.*}}, %{{.*}}, %{{.*}}, %[[D2D]],
+// CHECK-NOT: llvm.call @__etcopy_memcpy(
 // CHECK: llvm.return
 func.func private @use(tensor<4xf32, #etcopy.device<cuda:0>>)
 func.func @host_function(%x: tensor<4xf32>) {
@@ -21,8 +22,8 @@ func.func @host_function(%x: tensor<4xf32>) {
 }
 
 // CHECK-LABEL: llvm.func @delegate(
-// CHECK-COUNT-1: llvm.call @cudaMemcpyAsync(
-// CHECK-NOT: llvm.call @cudaMemcpyAsync(
+// CHECK-COUNT-1: llvm.call @__etcopy_memcpy(
+// CHECK-NOT: llvm.call @__etcopy_memcpy(
 // CHECK: llvm.return
 func.func private @consume(tensor<4xf32, #etcopy.device<cuda:0>>)
     attributes {etcopy.device = #etcopy.device<cuda:0>}

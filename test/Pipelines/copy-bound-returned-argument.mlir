@@ -8,8 +8,8 @@
 
 // CHECK-LABEL: llvm.func @identity(
 // CHECK: %[[KIND:.*]] = llvm.mlir.constant(3 : i32)
-// CHECK: llvm.call @cudaMemcpyAsync(%{{.*}}, %{{.*}}, %{{.*}}, %[[KIND]],
-// CHECK-NOT: llvm.call @cudaMemcpyAsync(
+// CHECK: llvm.call @__etcopy_memcpy(%{{.*}}, %{{.*}}, %{{.*}}, %[[KIND]],
+// CHECK-NOT: llvm.call @__etcopy_memcpy(
 // CHECK: llvm.return
 func.func @identity(%y: tensor<4xf32, #etcopy.device<cuda:0>>, %x: tensor<4xf32>)
     -> (tensor<4xf32, #etcopy.device<cuda:0>>, tensor<4xf32>) {

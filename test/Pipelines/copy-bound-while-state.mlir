@@ -7,8 +7,8 @@
 // RUN: etcopy-opt %s --etcopy-to-cuda | FileCheck %s
 
 // CHECK-LABEL: llvm.func @while_on_device(
-// CHECK-COUNT-3: llvm.call @cudaMemcpyAsync(
-// CHECK-NOT: llvm.call @cudaMemcpyAsync(
+// CHECK-COUNT-3: llvm.call @__etcopy_memcpy(
+// CHECK-NOT: llvm.call @__etcopy_memcpy(
 // CHECK: llvm.return
 
 func.func private @step(tensor<4xf32>) -> tensor<4xf32>

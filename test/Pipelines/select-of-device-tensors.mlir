@@ -5,8 +5,8 @@
 // RUN: etcopy-opt %s --etcopy-to-cuda | FileCheck %s
 
 // CHECK-LABEL: llvm.func @select(
-// CHECK-COUNT-2: llvm.call @cudaMemcpyAsync(
-// CHECK-NOT: llvm.call @cudaMemcpyAsync(
+// CHECK-COUNT-2: llvm.call @__etcopy_memcpy(
+// CHECK-NOT: llvm.call @__etcopy_memcpy(
 // CHECK: llvm.return
 
 func.func private @step(tensor<4xf32>) -> tensor<4xf32>

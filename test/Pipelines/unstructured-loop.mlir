@@ -6,8 +6,8 @@
 // RUN: etcopy-opt %s --etcopy-to-cuda | FileCheck %s
 
 // CHECK-LABEL: llvm.func @cf_loop(
-// CHECK-COUNT-1: llvm.call @cudaMemcpyAsync(
-// CHECK-NOT: llvm.call @cudaMemcpyAsync(
+// CHECK-COUNT-1: llvm.call @__etcopy_memcpy(
+// CHECK-NOT: llvm.call @__etcopy_memcpy(
 // CHECK: llvm.return
 
 func.func private @step(tensor<4xf32>) attributes {etcopy.device = #etcopy.device<cuda:0>}

@@ -44,9 +44,9 @@ func.func private @delegate(tensor<4xf32>) -> tensor<4xf32>
 // SKIP: call @delegate(%[[X]])
 
 // CUDA-LABEL: llvm.func @method
-// CUDA: llvm.call @cudaMemcpyAsync
+// CUDA: llvm.call @__etcopy_memcpy(
 // CUDA: llvm.call @delegate
-// CUDA: llvm.call @cudaMemcpyAsync
+// CUDA: llvm.call @__etcopy_memcpy(
 func.func @method(%x: tensor<4xf32>) -> tensor<4xf32> {
   %y = func.call @delegate(%x) : (tensor<4xf32>) -> tensor<4xf32>
   return %y : tensor<4xf32>

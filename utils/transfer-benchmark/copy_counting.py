@@ -21,12 +21,14 @@ import re
 from dataclasses import dataclass, field
 from typing import Dict
 
-# The CUDA Runtime copy functions a lowering may call. A call of etcopy's
+# The CUDA Runtime copy functions a lowering may call, and the checked
+# wrappers of the runtime support that the CUDA lowering calls instead
+# (__etcopy_memcpy wraps one cudaMemcpyAsync). A call of etcopy's
 # strided-copy helper is one copy, whatever the number of calls it makes.
 COPY_APIS = ("cudaMemcpyAsync", "cudaMemcpy2DAsync", "cudaMemcpyBatchAsync",
              "cudaMemcpyPeerAsync")
-STRIDED_COPY_HELPER = "__etcopy_memcpy_strided"
-COPY_CALLEES = COPY_APIS + (STRIDED_COPY_HELPER,)
+COPY_WRAPPERS = ("__etcopy_memcpy", "__etcopy_memcpy_strided")
+COPY_CALLEES = COPY_APIS + COPY_WRAPPERS
 
 COPY_OP = re.compile(r"(?<![\w.])etcopy\.(h2d|d2h|d2d)\b")
 FUNCTION = re.compile(r"^(\s*)llvm\.func\b[^@]*@([\w$.-]+)\(.*\{\s*$")
@@ -68,9 +70,10 @@ def count_returned_device_arguments(mlir: str) -> int:
 
 
 def is_runtime_support(function: str) -> bool:
-    """Functions the CUDA lowering emits into every module: error checks,
-    the strided-copy helper, stream joins, the error policy."""
-    return function.startswith("__etcopy_") or function == "etcopy_cuda_error"
+    """Functions the CUDA lowering emits into every module: the checked
+    wrappers (__etcopy_memcpy, ...), the strided-copy helper, their
+    internal helpers (__etcopy.report, ...), the error policy."""
+    return function.startswith("__etcopy") or function == "etcopy_cuda_error"
 
 
 def count_copy_call_sites(llvm_mlir: str) -> Dict[str, int]:

@@ -29,7 +29,10 @@ def ConvertEtCopyToGPU : Pass<"convert-etcopy-to-gpu", "::mlir::ModuleOp"> {
     host memory a pending copy may touch (by local alias analysis), before an
     op with unknown effects (e.g. a call), before region-holding ops and
     before the block's terminator (data leaving the block). `async=false`
-    emits the sync forms instead.
+    emits the sync forms instead. An access is compared only with the copies
+    in flight whose host memory it may alias (grouped by the allocation or
+    argument they are views of), and with at most 64 of them: beyond that
+    the host waits, which keeps the pass linear in the size of a block.
 
     Host ops that read or write device memory (`memref.load` of a
     `#etcopy.device` memref, say) are compile-time errors, as are functional
@@ -94,18 +97,27 @@ def ConvertGPUToCUDARuntime
   let description = [{
     Lowers `gpu.alloc` (including `host_shared`), `gpu.dealloc`,
     `gpu.memcpy`, `gpu.memset` and `gpu.wait`, in both their sync and async
-    forms, to LLVM-dialect calls of the CUDA Runtime API (`cudaMallocAsync`,
+    forms, to calls of the CUDA Runtime API (`cudaMallocAsync`,
     `cudaFreeAsync`, `cudaMemcpyAsync`, `cudaMemcpy2DAsync`,
-    `cudaMemsetAsync`, streams and events), and everything else in the module
+    `cudaMemsetAsync`, streams and events; 16- and 32-bit memsets call the
+    driver's `cuMemsetD16Async`/`cuMemsetD32Async`, found at run time with
+    `cudaGetDriverEntryPointByVersion`), and everything else in the module
     to the LLVM dialect with the dialects' own conversion patterns, as
     `gpu-to-llvm` does. Memory spaces (`#etcopy.device<...>`,
     `#gpu.address_space<...>`, integers) are converted in the type converter:
     host code sees device memory through generic pointers.
 
+    Each op becomes one call of a checked wrapper of the runtime support
+    (`__etcopy_memcpy`, `__etcopy_malloc`, ...), C code compiled to LLVM IR
+    when etcopy is built and copied into the module on demand; the calls'
+    last arguments are the op's file, line and column. The output needs only
+    libcudart (or the CUDA simulator) and libc.
+
     Streams: each function that performs device work creates one
     non-blocking stream per device it touches at entry, and synchronises and
-    destroys them at each return. All of the function's device work is
-    ordered on that stream, so tokens become the stream itself and a
+    destroys them at each return (the synchronisation is skipped when the
+    host has just waited for the stream). All of the function's device work
+    is ordered on that stream, so tokens become the stream itself and a
     `gpu.wait async` costs nothing; work on two devices is joined with
     events. The host synchronises only at a sync-form op, at a sync
     `gpu.wait` and at returns.
@@ -114,17 +126,23 @@ def ConvertGPUToCUDARuntime
     `etcopy_cuda_error(err, location, call, what, bytes)`, defined weak in the
     module: it prints the op's source location, the CUDA call, the direction
     and byte count and CUDA's error name and string, then exits with status 1.
-    An embedding program replaces the policy by defining that symbol. The
-    generated code needs only libcudart and libc.
+    An embedding program replaces the policy by defining that symbol.
 
     Copies of non-contiguous memrefs (subviews, strided layouts) go through a
-    helper emitted into the module that copies contiguous data with one
-    `cudaMemcpyAsync`, pitched rows with `cudaMemcpy2DAsync`, and any other
-    layout as a sequence of 2-D copies: never as if contiguous.
+    function of the runtime support that reads both descriptors and copies
+    with `memref.copy`'s semantics, whatever the strides (zero, negative,
+    overlapping) and even between views of one buffer: contiguous runs with
+    `cudaMemcpyAsync`, pitched rows with `cudaMemcpy2DAsync` where the
+    pitches are valid and the spans apart, element by element where the
+    destination overlaps itself, through a temporary buffer where source
+    and destination overlap; never as if contiguous. Where either side of a
+    copy has a dynamic size, the sizes are compared at run time and a
+    mismatch is reported (location, dimension, both sizes) before any byte
+    moves.
 
-    Where either side of a copy has a dynamic size, the sizes are compared
-    at run time and a mismatch is reported (location, dimension, both
-    sizes) before any byte moves.
+    The pass is linear in the size of the module, and the code it emits
+    small: per op one call and its line number; constants, file names and
+    scratch slots are shared per function, messages per module.
 
     Anything the pass cannot lower is a compile-time error.
   }];

@@ -23,6 +23,7 @@
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 namespace mlir::etcopy {
@@ -49,6 +50,101 @@ struct PendingCopy {
   bool deviceWrites;
 };
 
+/// What a memref is a view of, for grouping pending copies: the value that
+/// view-like ops were applied to, and whether it is an allocation of the
+/// function or one of its arguments (neither of which can alias the other).
+struct MemRefRoot {
+  enum class Kind { Allocation, Argument, Unknown };
+  Value value;
+  Kind kind;
+};
+
+MemRefRoot getRoot(Value memref) {
+  while (auto view = memref.getDefiningOp<ViewLikeOpInterface>())
+    memref = view.getViewSource();
+  if (auto argument = dyn_cast<BlockArgument>(memref)) {
+    bool isEntry = argument.getOwner()->isEntryBlock() &&
+                   isa<FunctionOpInterface>(argument.getOwner()->getParentOp());
+    return {memref,
+            isEntry ? MemRefRoot::Kind::Argument : MemRefRoot::Kind::Unknown};
+  }
+  auto effects = memref.getDefiningOp<MemoryEffectOpInterface>();
+  if (effects && effects.getEffectOnValue<MemoryEffects::Allocate>(memref))
+    return {memref, MemRefRoot::Kind::Allocation};
+  return {memref, MemRefRoot::Kind::Unknown};
+}
+
+/// The host sides of the copies in flight, grouped by root, so that a host
+/// access is compared only with the copies of memory it may alias: an
+/// allocation's with its own and with unknown ones, an argument's with
+/// arguments' and unknown ones. At most `kMaxComparisons` copies are
+/// compared for one access; beyond that the access is taken to conflict
+/// (the host then waits), which keeps the lowering linear in the size of
+/// the block.
+class PendingCopies {
+public:
+  static constexpr unsigned kMaxComparisons = 64;
+
+  void add(Value hostMemRef, bool deviceWrites) {
+    MemRefRoot root = getRoot(hostMemRef);
+    auto [entry, inserted] = byRoot.try_emplace(root.value);
+    if (inserted)
+      roots[static_cast<int>(root.kind)].push_back(root.value);
+    entry->second.push_back({hostMemRef, deviceWrites});
+  }
+
+  bool empty() const { return byRoot.empty(); }
+
+  void clear() {
+    byRoot.clear();
+    for (SmallVector<Value> &kind : roots)
+      kind.clear();
+  }
+
+  /// Whether a host `effect` on `value` may touch the host side of a copy in
+  /// flight.
+  bool conflicts(MemoryEffects::Effect *effect, Value value,
+                 LocalAliasAnalysis &aliasAnalysis) const {
+    // A new allocation cannot be memory a copy in flight already uses.
+    if (isa<MemoryEffects::Allocate>(effect))
+      return false;
+    bool hostReads = isa<MemoryEffects::Read>(effect);
+    MemRefRoot root = getRoot(value);
+    using Kind = MemRefRoot::Kind;
+    SmallVector<Value, 4> candidateRoots;
+    if (root.kind == Kind::Allocation)
+      candidateRoots.push_back(root.value);
+    for (Kind kind : {Kind::Allocation, Kind::Argument, Kind::Unknown}) {
+      bool mayAlias = kind == Kind::Unknown || root.kind == Kind::Unknown ||
+                      (kind == Kind::Argument && root.kind == Kind::Argument);
+      if (mayAlias)
+        llvm::append_range(candidateRoots, roots[static_cast<int>(kind)]);
+    }
+    unsigned compared = 0;
+    for (Value candidateRoot : candidateRoots) {
+      auto it = byRoot.find(candidateRoot);
+      if (it == byRoot.end())
+        continue;
+      for (const PendingCopy &copy : it->second) {
+        // Reading the source of an h2d in flight is safe; any other access
+        // to a pending copy's host memory is a race.
+        if (hostReads && !copy.deviceWrites)
+          continue;
+        if (++compared > kMaxComparisons)
+          return true;
+        if (!aliasAnalysis.alias(value, copy.hostMemRef).isNo())
+          return true;
+      }
+    }
+    return false;
+  }
+
+private:
+  DenseMap<Value, SmallVector<PendingCopy, 1>> byRoot;
+  /// The roots of `byRoot`, by kind.
+  SmallVector<Value> roots[3];
+};
+
 /// The token chain of one block.
 struct BlockChain {
   /// The last token of the chain; null until the first async op.
@@ -56,7 +152,7 @@ struct BlockChain {
   /// Whether async ops were issued since the last host wait.
   bool inFlight = false;
   /// The host sides of the copies issued since the last host wait.
-  SmallVector<PendingCopy> pendingCopies;
+  PendingCopies pendingCopies;
 };
 
 /// Lowers the bodies of host functions, block by block.
@@ -83,10 +179,6 @@ private:
   /// Handles an op that stays on the host: rejects accesses to device memory
   /// and waits for the chain first where the op may observe it.
   LogicalResult lowerHostOp(Operation *op, BlockChain &chain);
-  /// Whether a host op's `effect` on `value` may touch the host side of a
-  /// copy in flight.
-  bool conflictsWithPendingCopy(MemoryEffects::Effect *effect, Value value,
-                                const BlockChain &chain);
 
   /// Creates a gpu op before `op` with `build(asyncTokenType,
   /// dependencies)`: chained on the block's token in async mode, in its sync
@@ -178,9 +270,9 @@ LogicalResult EtCopyToGPULowering::lowerCopy(Operation *op, Value dst,
   // of a copy is ordered with every later device op by the chain.
   if (options.async) {
     if (!isDeviceMemRef(src.getType()))
-      chain.pendingCopies.push_back({src, /*deviceWrites=*/false});
+      chain.pendingCopies.add(src, /*deviceWrites=*/false);
     else if (!isDeviceMemRef(dst.getType()))
-      chain.pendingCopies.push_back({dst, /*deviceWrites=*/true});
+      chain.pendingCopies.add(dst, /*deviceWrites=*/true);
   }
   rewriter.eraseOp(op);
   ++statistics.copies;
@@ -233,21 +325,6 @@ LogicalResult EtCopyToGPULowering::lowerDealloc(memref::DeallocOp dealloc,
 // Host ops
 //===----------------------------------------------------------------------===//
 
-bool EtCopyToGPULowering::conflictsWithPendingCopy(
-    MemoryEffects::Effect *effect, Value value, const BlockChain &chain) {
-  // A new allocation cannot be memory a copy in flight already uses.
-  if (isa<MemoryEffects::Allocate>(effect))
-    return false;
-  bool hostReads = isa<MemoryEffects::Read>(effect);
-  return llvm::any_of(chain.pendingCopies, [&](const PendingCopy &copy) {
-    // Reading the source of an h2d in flight is safe; any other access to a
-    // pending copy's host memory is a race.
-    if (hostReads && !copy.deviceWrites)
-      return false;
-    return !aliasAnalysis.alias(value, copy.hostMemRef).isNo();
-  });
-}
-
 /// "reads", "writes", ...: what `effect` does, for diagnostics.
 static StringRef describeEffect(MemoryEffects::Effect *effect) {
   return TypeSwitch<MemoryEffects::Effect *, StringRef>(effect)
@@ -296,8 +373,8 @@ LogicalResult EtCopyToGPULowering::lowerHostOp(Operation *op,
   // flight (or names no value, so could touch anything).
   if (llvm::any_of(effects, [&](const MemoryEffects::EffectInstance &effect) {
         Value value = effect.getValue();
-        return !value ||
-               conflictsWithPendingCopy(effect.getEffect(), value, chain);
+        return !value || chain.pendingCopies.conflicts(effect.getEffect(),
+                                                       value, aliasAnalysis);
       }))
     waitBefore(op, chain);
   return success();

@@ -1,20 +1,24 @@
 //===- GPUToCUDARuntime.cpp - gpu runtime ops to CUDA calls ---*- C++ -*-===//
 //
 // Lowers gpu.alloc / gpu.dealloc / gpu.memcpy / gpu.memset / gpu.wait, sync
-// and async, to checked CUDA Runtime API calls, and the rest of the module to
-// the LLVM dialect. The pass works in three steps:
+// and async, to calls of the checked CUDA wrappers of CudaSupport.c, and the
+// rest of the module to the LLVM dialect. The pass works in four steps:
 //
-//  1. validation: everything it cannot lower is reported up front;
+//  1. one walk validates the module (everything the pass cannot lower is
+//     reported up front) and collects the runtime ops and delegate calls;
 //  2. planning, still on func.func: one stream per (function, device) is
-//     created at entry and synchronised and destroyed at each return, and the
-//     per-op data the patterns need (stream, location string, scratch slots)
-//     is materialised as LLVM-dialect ops;
+//     created at entry and destroyed at each return, and the values the
+//     patterns need (streams, locations, shared constants) are materialised
+//     as LLVM-dialect ops;
 //  3. a dialect conversion with the LLVM patterns of every loaded dialect and
-//     the patterns below, which only emit calls.
+//     the patterns below, which only emit calls;
+//  4. the functions of the runtime support that the calls use are copied
+//     into the module, and one walk folds what the conversion left behind
+//     (descriptor fields read back from descriptors just built) and erases
+//     dead ops.
 //
-// Runtime support (the error policy, the checker, strided copies, stream
-// joins) is emitted into the module as LLVM-dialect functions, so the output
-// links against libcudart and libc alone.
+// Every step is linear in the size of the module: symbols are created per
+// distinct file and helper, never per op.
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,13 +27,13 @@
 #include "etcopy/Dialect/EtCopy/EtCopyDialect.h"
 #include "mlir/Conversion/ConvertToLLVM/ToLLVMInterface.h"
 #include "mlir/Conversion/LLVMCommon/ConversionTarget.h"
-#include "mlir/Conversion/LLVMCommon/MemRefBuilder.h"
 #include "mlir/Conversion/LLVMCommon/Pattern.h"
 #include "mlir/Conversion/LLVMCommon/TypeConverter.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/AttrTypeSubElements.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/DataLayoutInterfaces.h"
@@ -37,7 +41,10 @@
 #include "mlir/Transforms/DialectConversion.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/TypeSwitch.h"
+
+#include <deque>
 
 namespace mlir::etcopy {
 #define GEN_PASS_DEF_CONVERTGPUTOCUDARUNTIME
@@ -47,11 +54,17 @@ namespace mlir::etcopy {
 using namespace mlir;
 using namespace mlir::etcopy;
 
+namespace {
+
 //===----------------------------------------------------------------------===//
-// The CUDA Runtime API subset, declared once.
+// The runtime support library
 //===----------------------------------------------------------------------===//
 
-namespace {
+/// CudaSupport.c in the LLVM dialect, as mlir-translate imported it.
+const char *const kCudaSupportParts[] = {
+#include "CudaSupport.mlir.inc"
+};
+
 /// `cudaMemcpyKind`.
 enum class CopyKind : int32_t {
   HostToHost = 0,
@@ -61,404 +74,224 @@ enum class CopyKind : int32_t {
   Default = 4,
 };
 
-/// cudaStreamNonBlocking: our streams do not synchronise with the legacy
-/// default stream.
-constexpr int32_t kStreamNonBlocking = 1;
-/// cudaMemAttachGlobal, for cudaMallocManaged.
-constexpr int32_t kMemAttachGlobal = 1;
+/// Drops what clang and the importer attach to functions, calls and globals
+/// that carries no meaning for the lowered module (target CPU, argument
+/// hints, linkage details) and would only make it harder to read.
+void stripImportedAttributes(Operation *op) {
+  if (auto func = dyn_cast<LLVM::LLVMFuncOp>(op)) {
+    func.removePassthroughAttr();
+    func.removeTargetCpuAttr();
+    func.removeTuneCpuAttr();
+    func.removeTargetFeaturesAttr();
+    func.removeDsoLocalAttr();
+    func.removeNoUnwindAttr();
+    func.removeWillReturnAttr();
+    func.removeMemoryEffectsAttr();
+    func.removeArgAttrsAttr();
+    func.removeResAttrsAttr();
+    func.removeUnnamedAddrAttr();
+    func.removeFramePointerAttr();
+    func.removeUwtableKindAttr();
+  } else if (auto call = dyn_cast<LLVM::CallOp>(op)) {
+    call.removeArgAttrsAttr();
+    call.removeResAttrsAttr();
+    call.removeNoUnwindAttr();
+    call.removeWillReturnAttr();
+    call.removeMemoryEffectsAttr();
+    call.setTailCallKind(LLVM::tailcallkind::TailCallKind::None);
+  } else if (auto global = dyn_cast<LLVM::GlobalOp>(op)) {
+    global.removeDsoLocalAttr();
+    global.removeUnnamedAddrAttr();
+    global.removeAlignmentAttr();
+  }
+}
 
-/// Runtime support emitted into the module on demand. Each piece is a chunk
-/// of LLVM-dialect IR; cudaError_t is i32, size_t i64, handles are pointers.
-constexpr StringLiteral kRuntimeDeclarations = R"mlir(
-  // cudaError_t cudaGetDevice(int *device)
-  llvm.func @cudaGetDevice(!llvm.ptr) -> i32
-  // cudaError_t cudaSetDevice(int device)
-  llvm.func @cudaSetDevice(i32) -> i32
-  // cudaError_t cudaStreamCreateWithFlags(cudaStream_t *stream, unsigned flags)
-  llvm.func @cudaStreamCreateWithFlags(!llvm.ptr, i32) -> i32
-  // cudaError_t cudaStreamSynchronize(cudaStream_t stream)
-  llvm.func @cudaStreamSynchronize(!llvm.ptr) -> i32
-  // cudaError_t cudaStreamDestroy(cudaStream_t stream)
-  llvm.func @cudaStreamDestroy(!llvm.ptr) -> i32
-  // cudaError_t cudaMallocAsync(void **devPtr, size_t size, cudaStream_t stream)
-  llvm.func @cudaMallocAsync(!llvm.ptr, i64, !llvm.ptr) -> i32
-  // cudaError_t cudaMallocManaged(void **devPtr, size_t size, unsigned flags)
-  llvm.func @cudaMallocManaged(!llvm.ptr, i64, i32) -> i32
-  // cudaError_t cudaFreeAsync(void *devPtr, cudaStream_t stream)
-  llvm.func @cudaFreeAsync(!llvm.ptr, !llvm.ptr) -> i32
-  // cudaError_t cudaFree(void *devPtr)
-  llvm.func @cudaFree(!llvm.ptr) -> i32
-  // cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count,
-  //                             cudaMemcpyKind kind, cudaStream_t stream)
-  llvm.func @cudaMemcpyAsync(!llvm.ptr, !llvm.ptr, i64, i32, !llvm.ptr) -> i32
-  // cudaError_t cudaMemsetAsync(void *devPtr, int value, size_t count,
-  //                             cudaStream_t stream)
-  llvm.func @cudaMemsetAsync(!llvm.ptr, i32, i64, !llvm.ptr) -> i32
-  // const char *cudaGetErrorName(cudaError_t error)
-  llvm.func @cudaGetErrorName(i32) -> !llvm.ptr
-  // const char *cudaGetErrorString(cudaError_t error)
-  llvm.func @cudaGetErrorString(i32) -> !llvm.ptr
-  // int dprintf(int fd, const char *format, ...)
-  llvm.func @dprintf(i32, !llvm.ptr, ...) -> i32
-  // void exit(int status)
-  llvm.func @exit(i32)
+/// The functions of CudaSupport.c that a module uses, copied into it with
+/// everything they reference.
+class RuntimeSupport {
+public:
+  RuntimeSupport(ModuleOp module, SymbolTable &symbols)
+      : module(module), symbols(symbols) {}
 
-  // Positional arguments: location, call, what, error name, error string,
-  // byte count (only in the first format, so the second ignores it).
-  llvm.mlir.global linkonce_odr constant @__etcopy_cuda_error_format(
-      "%1$s: error: %2$s failed (%3$s, %6$llu bytes): %4$s: %5$s\0A\00")
-      {addr_space = 0 : i32}
-  llvm.mlir.global linkonce_odr constant @__etcopy_cuda_error_format_nobytes(
-      "%1$s: error: %2$s failed (%3$s): %4$s: %5$s\0A\00")
-      {addr_space = 0 : i32}
-
-  // The default error policy: report and exit(1). Weak, so that a program
-  // embedding the generated code replaces it by defining the symbol.
-  llvm.func weak @etcopy_cuda_error(%err: i32, %loc: !llvm.ptr,
-      %call: !llvm.ptr, %what: !llvm.ptr, %bytes: i64) {
-    %name = llvm.call @cudaGetErrorName(%err) : (i32) -> !llvm.ptr
-    %text = llvm.call @cudaGetErrorString(%err) : (i32) -> !llvm.ptr
-    %withBytes = llvm.mlir.addressof @__etcopy_cuda_error_format : !llvm.ptr
-    %withoutBytes = llvm.mlir.addressof @__etcopy_cuda_error_format_nobytes
-        : !llvm.ptr
-    %zero = llvm.mlir.constant(0 : i64) : i64
-    %hasBytes = llvm.icmp "ne" %bytes, %zero : i64
-    %format = llvm.select %hasBytes, %withBytes, %withoutBytes
-        : i1, !llvm.ptr
-    %stderr = llvm.mlir.constant(2 : i32) : i32
-    %0 = llvm.call @dprintf(%stderr, %format, %loc, %call, %what, %name,
-        %text, %bytes) vararg(!llvm.func<i32 (i32, ptr, ...)>)
-        : (i32, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr,
-           !llvm.ptr, i64) -> i32
-    %one = llvm.mlir.constant(1 : i32) : i32
-    llvm.call @exit(%one) : (i32) -> ()
-    llvm.unreachable
+  /// The support function `name`, marked as used. The library is parsed on
+  /// first use.
+  LLVM::LLVMFuncOp use(StringRef name) {
+    if (!library)
+      load();
+    LLVM::LLVMFuncOp function = functions.lookup(name);
+    assert(function && "not a function of CudaSupport.c");
+    used.insert(function);
+    return function;
   }
 
-  llvm.mlir.global linkonce_odr constant @__etcopy_size_mismatch_format(
-      "%s: error: %s: size mismatch in dimension %lld: source has %lld elements, destination %lld\0A\00")
-      {addr_space = 0 : i32}
-
-  // Reports a copy whose source and destination differ in size along `dim`
-  // (known only at run time, when either side is dynamic) and exits: the
-  // copy would otherwise overrun one of them.
-  llvm.func linkonce_odr @__etcopy_check_copy_size(%src: i64, %dst: i64,
-      %dim: i64, %loc: !llvm.ptr, %what: !llvm.ptr) {
-    %same = llvm.icmp "eq" %src, %dst : i64
-    llvm.cond_br %same weights([1000, 1]), ^done, ^fail
-  ^fail:
-    %format = llvm.mlir.addressof @__etcopy_size_mismatch_format : !llvm.ptr
-    %stderr = llvm.mlir.constant(2 : i32) : i32
-    %0 = llvm.call @dprintf(%stderr, %format, %loc, %what, %dim, %src, %dst)
-        vararg(!llvm.func<i32 (i32, ptr, ...)>)
-        : (i32, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64, i64, i64) -> i32
-    %one = llvm.mlir.constant(1 : i32) : i32
-    llvm.call @exit(%one) : (i32) -> ()
-    llvm.unreachable
-  ^done:
-    llvm.return
+  /// Calls the support function `name`. The calls of one function share
+  /// the properties of the first (building them anew uniques half a dozen
+  /// attributes per call).
+  Value call(OpBuilder &builder, Location loc, StringRef name,
+             ValueRange arguments) {
+    auto [entry, first] = prototypes.try_emplace(name);
+    CallPrototype &prototype = entry->second;
+    Operation *callOp;
+    if (first) {
+      auto created = LLVM::CallOp::create(builder, loc, use(name), arguments);
+      prototype.properties = created.getProperties();
+      prototype.resultTypes = llvm::to_vector(created->getResultTypes());
+      callOp = created;
+    } else {
+      OperationState state(loc, LLVM::CallOp::getOperationName());
+      state.addOperands(arguments);
+      state.addTypes(prototype.resultTypes);
+      state.useProperties(prototype.properties);
+      callOp = builder.create(state);
+    }
+    return callOp->getNumResults() ? callOp->getResult(0) : Value();
   }
 
-  // Calls the error policy when `err` is not cudaSuccess.
-  llvm.func linkonce_odr @__etcopy_cuda_check(%err: i32, %loc: !llvm.ptr,
-      %call: !llvm.ptr, %what: !llvm.ptr, %bytes: i64) {
-    %success = llvm.mlir.constant(0 : i32) : i32
-    %failed = llvm.icmp "ne" %err, %success : i32
-    llvm.cond_br %failed weights([1, 1000]), ^fail, ^done
-  ^fail:
-    llvm.call @etcopy_cuda_error(%err, %loc, %call, %what, %bytes)
-        : (i32, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64) -> ()
-    llvm.br ^done
-  ^done:
-    llvm.return
-  }
-)mlir";
+  /// Reports the symbols of the module that have the name of a function of
+  /// the library but another type or kind: the lowered module could not
+  /// call the library's.
+  LogicalResult checkModuleSymbols();
 
-/// Copies a strided memref region: one cudaMemcpyAsync when both sides are
-/// contiguous, else 2-D copies (cudaMemcpy2DAsync) of the two innermost
-/// dimensions when both have unit inner stride, else of the innermost
-/// dimension one element per row; the outer dimensions are iterated.
-/// `sizes`, `dstStrides`, `srcStrides` are arrays of `rank` i64, strides in
-/// elements; `dst`/`src` point at the first element.
-constexpr StringLiteral kStridedCopy = R"mlir(
-  // cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src,
-  //     size_t spitch, size_t width, size_t height, cudaMemcpyKind kind,
-  //     cudaStream_t stream)
-  llvm.func @cudaMemcpy2DAsync(!llvm.ptr, i64, !llvm.ptr, i64, i64, i64, i32,
-                               !llvm.ptr) -> i32
-  llvm.mlir.global linkonce_odr constant @__etcopy_name_cudaMemcpyAsync(
-      "cudaMemcpyAsync\00") {addr_space = 0 : i32}
-  llvm.mlir.global linkonce_odr constant @__etcopy_name_cudaMemcpy2DAsync(
-      "cudaMemcpy2DAsync\00") {addr_space = 0 : i32}
+  /// Copies the used functions, and the symbols they reference, into the
+  /// module; the module's own definition of a function wins.
+  void emit();
 
-  llvm.func linkonce_odr @__etcopy_memcpy_strided(%dst: !llvm.ptr,
-      %src: !llvm.ptr, %rank: i64, %sizes: !llvm.ptr, %dstStrides: !llvm.ptr,
-      %srcStrides: !llvm.ptr, %elt: i64, %kind: i32, %stream: !llvm.ptr,
-      %loc: !llvm.ptr, %what: !llvm.ptr) {
-    %c0 = llvm.mlir.constant(0 : i64) : i64
-    %c1 = llvm.mlir.constant(1 : i64) : i64
-    %c2 = llvm.mlir.constant(2 : i64) : i64
-    %true = llvm.mlir.constant(true) : i1
-    llvm.br ^scan(%rank, %c1, %true : i64, i64, i1)
-
-  // Innermost dimension first: the element count, and whether both sides
-  // are row-major contiguous (dimensions of size 1 have no stride to honour).
-  ^scan(%i: i64, %count: i64, %contiguous: i1):
-    %scanMore = llvm.icmp "sgt" %i, %c0 : i64
-    llvm.cond_br %scanMore, ^scanDim, ^scanned
-  ^scanDim:
-    %d = llvm.sub %i, %c1 : i64
-    %sizeAddr = llvm.getelementptr %sizes[%d] : (!llvm.ptr, i64) -> !llvm.ptr, i64
-    %size = llvm.load %sizeAddr : !llvm.ptr -> i64
-    %dstStrideAddr = llvm.getelementptr %dstStrides[%d] : (!llvm.ptr, i64) -> !llvm.ptr, i64
-    %dstStride = llvm.load %dstStrideAddr : !llvm.ptr -> i64
-    %srcStrideAddr = llvm.getelementptr %srcStrides[%d] : (!llvm.ptr, i64) -> !llvm.ptr, i64
-    %srcStride = llvm.load %srcStrideAddr : !llvm.ptr -> i64
-    %unitSize = llvm.icmp "eq" %size, %c1 : i64
-    %dstDense = llvm.icmp "eq" %dstStride, %count : i64
-    %srcDense = llvm.icmp "eq" %srcStride, %count : i64
-    %dense = llvm.and %dstDense, %srcDense : i1
-    %dimOk = llvm.or %unitSize, %dense : i1
-    %nextContiguous = llvm.and %contiguous, %dimOk : i1
-    %nextCount = llvm.mul %count, %size : i64
-    llvm.br ^scan(%d, %nextCount, %nextContiguous : i64, i64, i1)
-
-  ^scanned:
-    %empty = llvm.icmp "eq" %count, %c0 : i64
-    llvm.cond_br %empty, ^done, ^nonEmpty
-  ^nonEmpty:
-    llvm.cond_br %contiguous, ^contiguousCopy, ^strided
-  ^contiguousCopy:
-    %bytes = llvm.mul %count, %elt : i64
-    %err = llvm.call @cudaMemcpyAsync(%dst, %src, %bytes, %kind, %stream)
-        : (!llvm.ptr, !llvm.ptr, i64, i32, !llvm.ptr) -> i32
-    %name = llvm.mlir.addressof @__etcopy_name_cudaMemcpyAsync : !llvm.ptr
-    llvm.call @__etcopy_cuda_check(%err, %loc, %name, %what, %bytes)
-        : (i32, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64) -> ()
-    llvm.br ^done
-
-  // Not contiguous, so rank >= 1.
-  ^strided:
-    %inner = llvm.sub %rank, %c1 : i64
-    %innerSizeAddr = llvm.getelementptr %sizes[%inner] : (!llvm.ptr, i64) -> !llvm.ptr, i64
-    %innerSize = llvm.load %innerSizeAddr : !llvm.ptr -> i64
-    %innerDstAddr = llvm.getelementptr %dstStrides[%inner] : (!llvm.ptr, i64) -> !llvm.ptr, i64
-    %innerDst = llvm.load %innerDstAddr : !llvm.ptr -> i64
-    %innerSrcAddr = llvm.getelementptr %srcStrides[%inner] : (!llvm.ptr, i64) -> !llvm.ptr, i64
-    %innerSrc = llvm.load %innerSrcAddr : !llvm.ptr -> i64
-    %dstUnit = llvm.icmp "eq" %innerDst, %c1 : i64
-    %srcUnit = llvm.icmp "eq" %innerSrc, %c1 : i64
-    %rank2 = llvm.icmp "sge" %rank, %c2 : i64
-    %units = llvm.and %dstUnit, %srcUnit : i1
-    %rowCopies = llvm.and %units, %rank2 : i1
-    llvm.cond_br %rowCopies, ^rows, ^elements
-  // Pitched rows: each 2-D copy covers the two innermost dimensions.
-  ^rows:
-    %outerDim = llvm.sub %rank, %c2 : i64
-    %rowBytes = llvm.mul %innerSize, %elt : i64
-    %heightAddr = llvm.getelementptr %sizes[%outerDim] : (!llvm.ptr, i64) -> !llvm.ptr, i64
-    %height = llvm.load %heightAddr : !llvm.ptr -> i64
-    %dstRowAddr = llvm.getelementptr %dstStrides[%outerDim] : (!llvm.ptr, i64) -> !llvm.ptr, i64
-    %dstRow = llvm.load %dstRowAddr : !llvm.ptr -> i64
-    %srcRowAddr = llvm.getelementptr %srcStrides[%outerDim] : (!llvm.ptr, i64) -> !llvm.ptr, i64
-    %srcRow = llvm.load %srcRowAddr : !llvm.ptr -> i64
-    %dstRowPitch = llvm.mul %dstRow, %elt : i64
-    %srcRowPitch = llvm.mul %srcRow, %elt : i64
-    llvm.br ^plan(%outerDim, %rowBytes, %height, %dstRowPitch, %srcRowPitch
-                  : i64, i64, i64, i64, i64)
-  // Anything else: each 2-D copy covers the innermost dimension, one element
-  // per row.
-  ^elements:
-    %dstElementPitch = llvm.mul %innerDst, %elt : i64
-    %srcElementPitch = llvm.mul %innerSrc, %elt : i64
-    llvm.br ^plan(%inner, %elt, %innerSize, %dstElementPitch, %srcElementPitch
-                  : i64, i64, i64, i64, i64)
-
-  // Dimensions [0, outerRank) are iterated.
-  ^plan(%outerRank: i64, %width: i64, %rowsPerCopy: i64, %dpitch: i64,
-        %spitch: i64):
-    llvm.br ^product(%c0, %c1 : i64, i64)
-  ^product(%j: i64, %outerCount: i64):
-    %productMore = llvm.icmp "slt" %j, %outerRank : i64
-    llvm.cond_br %productMore, ^productDim, ^loop(%c0, %outerCount : i64, i64)
-  ^productDim:
-    %outerSizeAddr = llvm.getelementptr %sizes[%j] : (!llvm.ptr, i64) -> !llvm.ptr, i64
-    %outerSize = llvm.load %outerSizeAddr : !llvm.ptr -> i64
-    %nextOuterCount = llvm.mul %outerCount, %outerSize : i64
-    %nextJ = llvm.add %j, %c1 : i64
-    llvm.br ^product(%nextJ, %nextOuterCount : i64, i64)
-
-  ^loop(%index: i64, %total: i64):
-    %loopMore = llvm.icmp "slt" %index, %total : i64
-    llvm.cond_br %loopMore, ^offsets(%outerRank, %index, %c0, %c0
-                                     : i64, i64, i64, i64), ^done
-  // Delinearise `index` over the outer dimensions into element offsets.
-  ^offsets(%k: i64, %rest: i64, %dstOffset: i64, %srcOffset: i64):
-    %offsetsMore = llvm.icmp "sgt" %k, %c0 : i64
-    llvm.cond_br %offsetsMore, ^offsetDim, ^copy
-  ^offsetDim:
-    %dim = llvm.sub %k, %c1 : i64
-    %dimSizeAddr = llvm.getelementptr %sizes[%dim] : (!llvm.ptr, i64) -> !llvm.ptr, i64
-    %dimSize = llvm.load %dimSizeAddr : !llvm.ptr -> i64
-    %coordinate = llvm.urem %rest, %dimSize : i64
-    %nextRest = llvm.udiv %rest, %dimSize : i64
-    %dimDstAddr = llvm.getelementptr %dstStrides[%dim] : (!llvm.ptr, i64) -> !llvm.ptr, i64
-    %dimDst = llvm.load %dimDstAddr : !llvm.ptr -> i64
-    %dimSrcAddr = llvm.getelementptr %srcStrides[%dim] : (!llvm.ptr, i64) -> !llvm.ptr, i64
-    %dimSrc = llvm.load %dimSrcAddr : !llvm.ptr -> i64
-    %dstStep = llvm.mul %coordinate, %dimDst : i64
-    %srcStep = llvm.mul %coordinate, %dimSrc : i64
-    %nextDstOffset = llvm.add %dstOffset, %dstStep : i64
-    %nextSrcOffset = llvm.add %srcOffset, %srcStep : i64
-    llvm.br ^offsets(%dim, %nextRest, %nextDstOffset, %nextSrcOffset
-                     : i64, i64, i64, i64)
-  ^copy:
-    %dstBytes = llvm.mul %dstOffset, %elt : i64
-    %srcBytes = llvm.mul %srcOffset, %elt : i64
-    %dstPtr = llvm.getelementptr %dst[%dstBytes] : (!llvm.ptr, i64) -> !llvm.ptr, i8
-    %srcPtr = llvm.getelementptr %src[%srcBytes] : (!llvm.ptr, i64) -> !llvm.ptr, i8
-    %err2d = llvm.call @cudaMemcpy2DAsync(%dstPtr, %dpitch, %srcPtr, %spitch,
-        %width, %rowsPerCopy, %kind, %stream)
-        : (!llvm.ptr, i64, !llvm.ptr, i64, i64, i64, i32, !llvm.ptr) -> i32
-    %copyBytes = llvm.mul %width, %rowsPerCopy : i64
-    %name2d = llvm.mlir.addressof @__etcopy_name_cudaMemcpy2DAsync : !llvm.ptr
-    llvm.call @__etcopy_cuda_check(%err2d, %loc, %name2d, %what, %copyBytes)
-        : (i32, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64) -> ()
-    %nextIndex = llvm.add %index, %c1 : i64
-    llvm.br ^loop(%nextIndex, %total : i64, i64)
-
-  ^done:
-    llvm.return
-  }
-)mlir";
-
-/// Orders `stream` (of device `device`) after the work enqueued so far on
-/// `dep` (of device `depDevice`) with an event, when they differ: how tokens
-/// of one device's stream reach another's. The event is created and recorded
-/// on the dependency's device, as CUDA requires; `device` is current again on
-/// return.
-constexpr StringLiteral kStreamJoin = R"mlir(
-  // cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned flags)
-  llvm.func @cudaEventCreateWithFlags(!llvm.ptr, i32) -> i32
-  // cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream)
-  llvm.func @cudaEventRecord(!llvm.ptr, !llvm.ptr) -> i32
-  // cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event,
-  //                                 unsigned flags)
-  llvm.func @cudaStreamWaitEvent(!llvm.ptr, !llvm.ptr, i32) -> i32
-  // cudaError_t cudaEventDestroy(cudaEvent_t event)
-  llvm.func @cudaEventDestroy(!llvm.ptr) -> i32
-  llvm.mlir.global linkonce_odr constant @__etcopy_name_cudaEventCreateWithFlags(
-      "cudaEventCreateWithFlags\00") {addr_space = 0 : i32}
-  llvm.mlir.global linkonce_odr constant @__etcopy_name_cudaEventRecord(
-      "cudaEventRecord\00") {addr_space = 0 : i32}
-  llvm.mlir.global linkonce_odr constant @__etcopy_name_cudaStreamWaitEvent(
-      "cudaStreamWaitEvent\00") {addr_space = 0 : i32}
-  llvm.mlir.global linkonce_odr constant @__etcopy_name_cudaEventDestroy(
-      "cudaEventDestroy\00") {addr_space = 0 : i32}
-  llvm.mlir.global linkonce_odr constant @__etcopy_name_cudaSetDevice(
-      "cudaSetDevice\00") {addr_space = 0 : i32}
-  llvm.mlir.global linkonce_odr constant @__etcopy_what_join(
-      "stream join\00") {addr_space = 0 : i32}
-
-  llvm.func linkonce_odr @__etcopy_stream_join(%dep: !llvm.ptr,
-      %depDevice: i32, %stream: !llvm.ptr, %device: i32, %loc: !llvm.ptr) {
-    %same = llvm.icmp "eq" %dep, %stream : !llvm.ptr
-    llvm.cond_br %same, ^done, ^join
-  ^join:
-    %setName = llvm.mlir.addressof @__etcopy_name_cudaSetDevice : !llvm.ptr
-    %zero = llvm.mlir.constant(0 : i64) : i64
-    %none = llvm.mlir.constant(0 : i32) : i32
-    %one = llvm.mlir.constant(1 : i64) : i64
-    %disableTiming = llvm.mlir.constant(2 : i32) : i32
-    %what = llvm.mlir.addressof @__etcopy_what_join : !llvm.ptr
-    %slot = llvm.alloca %one x !llvm.ptr : (i64) -> !llvm.ptr
-    %s0 = llvm.call @cudaSetDevice(%depDevice) : (i32) -> i32
-    llvm.call @__etcopy_cuda_check(%s0, %loc, %setName, %what, %zero)
-        : (i32, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64) -> ()
-    %e0 = llvm.call @cudaEventCreateWithFlags(%slot, %disableTiming)
-        : (!llvm.ptr, i32) -> i32
-    %n0 = llvm.mlir.addressof @__etcopy_name_cudaEventCreateWithFlags : !llvm.ptr
-    llvm.call @__etcopy_cuda_check(%e0, %loc, %n0, %what, %zero)
-        : (i32, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64) -> ()
-    %event = llvm.load %slot : !llvm.ptr -> !llvm.ptr
-    %e1 = llvm.call @cudaEventRecord(%event, %dep) : (!llvm.ptr, !llvm.ptr) -> i32
-    %n1 = llvm.mlir.addressof @__etcopy_name_cudaEventRecord : !llvm.ptr
-    llvm.call @__etcopy_cuda_check(%e1, %loc, %n1, %what, %zero)
-        : (i32, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64) -> ()
-    %s1 = llvm.call @cudaSetDevice(%device) : (i32) -> i32
-    llvm.call @__etcopy_cuda_check(%s1, %loc, %setName, %what, %zero)
-        : (i32, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64) -> ()
-    %e2 = llvm.call @cudaStreamWaitEvent(%stream, %event, %none)
-        : (!llvm.ptr, !llvm.ptr, i32) -> i32
-    %n2 = llvm.mlir.addressof @__etcopy_name_cudaStreamWaitEvent : !llvm.ptr
-    llvm.call @__etcopy_cuda_check(%e2, %loc, %n2, %what, %zero)
-        : (i32, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64) -> ()
-    %e3 = llvm.call @cudaEventDestroy(%event) : (!llvm.ptr) -> i32
-    %n3 = llvm.mlir.addressof @__etcopy_name_cudaEventDestroy : !llvm.ptr
-    llvm.call @__etcopy_cuda_check(%e3, %loc, %n3, %what, %zero)
-        : (i32, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64) -> ()
-    llvm.br ^done
-  ^done:
-    llvm.return
-  }
-)mlir";
-
-/// Makes a delegate's device current around a call to it, and restores the
-/// device that was current before: what the delegate calling contract
-/// promises the delegate, whatever device the caller's last op selected.
-constexpr StringLiteral kDelegateDevice = R"mlir(
-  llvm.mlir.global linkonce_odr constant @__etcopy_name_cudaGetDevice(
-      "cudaGetDevice\00") {addr_space = 0 : i32}
-  llvm.mlir.global linkonce_odr constant @__etcopy_name_cudaSetDevice(
-      "cudaSetDevice\00") {addr_space = 0 : i32}
-  llvm.mlir.global linkonce_odr constant @__etcopy_what_enter_delegate(
-      "make the delegate's device current\00") {addr_space = 0 : i32}
-  llvm.mlir.global linkonce_odr constant @__etcopy_what_leave_delegate(
-      "restore the device after the delegate\00") {addr_space = 0 : i32}
-
-  // Makes `device` current; returns the device current before (`device`
-  // itself if the error policy returns after a failure).
-  llvm.func linkonce_odr @__etcopy_enter_device(%device: i32,
-      %loc: !llvm.ptr) -> i32 {
-    %one = llvm.mlir.constant(1 : i64) : i64
-    %zero = llvm.mlir.constant(0 : i64) : i64
-    %what = llvm.mlir.addressof @__etcopy_what_enter_delegate : !llvm.ptr
-    %slot = llvm.alloca %one x i32 : (i64) -> !llvm.ptr
-    llvm.store %device, %slot : i32, !llvm.ptr
-    %e0 = llvm.call @cudaGetDevice(%slot) : (!llvm.ptr) -> i32
-    %n0 = llvm.mlir.addressof @__etcopy_name_cudaGetDevice : !llvm.ptr
-    llvm.call @__etcopy_cuda_check(%e0, %loc, %n0, %what, %zero)
-        : (i32, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64) -> ()
-    %previous = llvm.load %slot : !llvm.ptr -> i32
-    %same = llvm.icmp "eq" %previous, %device : i32
-    llvm.cond_br %same, ^done, ^switch
-  ^switch:
-    %e1 = llvm.call @cudaSetDevice(%device) : (i32) -> i32
-    %n1 = llvm.mlir.addressof @__etcopy_name_cudaSetDevice : !llvm.ptr
-    llvm.call @__etcopy_cuda_check(%e1, %loc, %n1, %what, %zero)
-        : (i32, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64) -> ()
-    llvm.br ^done
-  ^done:
-    llvm.return %previous : i32
+  /// Whether `name` is a function of the library that `emit` put in the
+  /// module (or found there).
+  bool isSupportFunction(StringRef name) const {
+    return emitted.contains(name);
   }
 
-  // Makes `previous` current again after a call on `device`.
-  llvm.func linkonce_odr @__etcopy_leave_device(%previous: i32, %device: i32,
-      %loc: !llvm.ptr) {
-    %same = llvm.icmp "eq" %previous, %device : i32
-    llvm.cond_br %same, ^done, ^switch
-  ^switch:
-    %zero = llvm.mlir.constant(0 : i64) : i64
-    %what = llvm.mlir.addressof @__etcopy_what_leave_delegate : !llvm.ptr
-    %e = llvm.call @cudaSetDevice(%previous) : (i32) -> i32
-    %n = llvm.mlir.addressof @__etcopy_name_cudaSetDevice : !llvm.ptr
-    llvm.call @__etcopy_cuda_check(%e, %loc, %n, %what, %zero)
-        : (i32, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64) -> ()
-    llvm.br ^done
-  ^done:
-    llvm.return
+private:
+  void load();
+
+  struct CallPrototype {
+    LLVM::CallOp::Properties properties;
+    SmallVector<Type, 1> resultTypes;
+  };
+
+  ModuleOp module;
+  SymbolTable &symbols;
+  OwningOpRef<ModuleOp> library;
+  llvm::StringMap<CallPrototype> prototypes;
+  llvm::StringMap<LLVM::LLVMFuncOp> functions;
+  llvm::SetVector<Operation *> used;
+  llvm::StringSet<> emitted;
+};
+
+void RuntimeSupport::load() {
+  std::string text;
+  for (const char *part : kCudaSupportParts)
+    text += part;
+  library = parseSourceString<ModuleOp>(text, module.getContext());
+  if (!library)
+    llvm::report_fatal_error("the embedded CUDA runtime support does not "
+                             "parse: the build is broken");
+
+  // Local symbols of the C code (string constants, static functions) get
+  // the __etcopy prefix, and a number if the module has the name already.
+  DenseMap<StringAttr, StringAttr> renamed;
+  for (Operation &op : *library->getBody()) {
+    op.walk([](Operation *nested) { stripImportedAttributes(nested); });
+    auto symbol = dyn_cast<SymbolOpInterface>(op);
+    if (!symbol)
+      continue;
+    StringRef name = symbol.getName();
+    auto function = dyn_cast<LLVM::LLVMFuncOp>(op);
+    bool isLocal =
+        isa<LLVM::GlobalOp>(op)
+            ? cast<LLVM::GlobalOp>(op).getLinkage() == LLVM::Linkage::Private ||
+                  cast<LLVM::GlobalOp>(op).getLinkage() ==
+                      LLVM::Linkage::Internal
+            : function && function.getLinkage() == LLVM::Linkage::Internal;
+    if (!isLocal) {
+      if (function)
+        functions[name] = function;
+      continue;
+    }
+    std::string base =
+        ("__etcopy" + Twine(name.starts_with(".") ? "" : ".") + name).str();
+    std::string newName = base;
+    for (unsigned counter = 0; symbols.lookup(newName); ++counter)
+      newName = base + "." + std::to_string(counter);
+    renamed[symbol.getNameAttr()] =
+        StringAttr::get(module.getContext(), newName);
+    symbol.setName(newName);
   }
-)mlir";
+  AttrTypeReplacer replacer;
+  replacer.addReplacement(
+      [&](FlatSymbolRefAttr ref) -> std::optional<Attribute> {
+        if (StringAttr name = renamed.lookup(ref.getAttr()))
+          return FlatSymbolRefAttr::get(name);
+        return std::nullopt;
+      });
+  replacer.recursivelyReplaceElementsIn(*library, /*replaceAttrs=*/true,
+                                        /*replaceLocs=*/false,
+                                        /*replaceTypes=*/false);
+}
+
+LogicalResult RuntimeSupport::checkModuleSymbols() {
+  if (!library)
+    return success();
+  bool failed = false;
+  for (auto &[name, function] : functions) {
+    Operation *existing = symbols.lookup(name);
+    if (!existing)
+      continue;
+    auto existingFunction = dyn_cast<LLVM::LLVMFuncOp>(existing);
+    if (!existingFunction) {
+      existing->emitError("'")
+          << name << "' is defined by '" << existing->getName()
+          << "', but the CUDA lowering needs it to be '" << function->getName()
+          << "'";
+      failed = true;
+    } else if (existingFunction.getFunctionType() !=
+               function.getFunctionType()) {
+      existing->emitError("'")
+          << name << "' is declared with a type that differs "
+          << (name.starts_with("cu")
+                  ? "from the CUDA Runtime API's"
+                  : "from the one the CUDA lowering's runtime support uses")
+          << ": expected " << function.getFunctionType() << ", got "
+          << existingFunction.getFunctionType();
+      failed = true;
+    }
+  }
+  return failure(failed);
+}
+
+void RuntimeSupport::emit() {
+  if (!library)
+    return;
+  SymbolTable librarySymbols(*library);
+  // The used functions and, transitively, what they reference.
+  for (size_t i = 0; i < used.size(); ++i)
+    used[i]->walk([&](Operation *op) {
+      for (NamedAttribute attr : op->getAttrs())
+        attr.getValue().walk([&](FlatSymbolRefAttr ref) {
+          if (Operation *target = librarySymbols.lookup(ref.getAttr()))
+            used.insert(target);
+        });
+    });
+
+  for (Operation *op : used) {
+    StringAttr name = cast<SymbolOpInterface>(op).getNameAttr();
+    emitted.insert(name);
+    // checkModuleSymbols made sure that a function the module has (a
+    // declaration, or a replacement of the error policy) is compatible.
+    if (symbols.lookup(name))
+      continue;
+    // Functions the program calls are emitted once per program: the linker
+    // keeps one copy. The error policy stays weak, so that a program
+    // replaces it by defining the symbol.
+    auto function = dyn_cast<LLVM::LLVMFuncOp>(op);
+    if (function && !function.isExternal() &&
+        function.getLinkage() == LLVM::Linkage::External)
+      function.setLinkage(LLVM::Linkage::LinkonceODR);
+    op->remove();
+    symbols.insert(op);
+  }
+}
 
 //===----------------------------------------------------------------------===//
 // Placement of gpu-op operands.
@@ -507,19 +340,15 @@ std::pair<MemoryPlace, MemoryPlace> classifyCopy(gpu::MemcpyOp copy) {
           resolve(dst, classify(dst.getType()), src.getType())};
 }
 
-/// The cudaMemcpyKind for a copy from `src` to `dst`, and its description.
-std::pair<CopyKind, StringRef> getCopyKind(MemoryPlace src, MemoryPlace dst) {
+/// The cudaMemcpyKind for a copy from `src` to `dst`.
+CopyKind getCopyKind(MemoryPlace src, MemoryPlace dst) {
   using K = MemoryPlace::Kind;
   if (src.kind == K::Unknown || dst.kind == K::Unknown)
-    return {CopyKind::Default, "copy (direction inferred by the runtime)"};
+    return CopyKind::Default;
   if (src.kind == K::Host)
-    return dst.kind == K::Host
-               ? std::pair{CopyKind::HostToHost, StringRef("host-to-host")}
-               : std::pair{CopyKind::HostToDevice, StringRef("host-to-device")};
-  return dst.kind == K::Host
-             ? std::pair{CopyKind::DeviceToHost, StringRef("device-to-host")}
-             : std::pair{CopyKind::DeviceToDevice,
-                         StringRef("device-to-device")};
+    return dst.kind == K::Host ? CopyKind::HostToHost : CopyKind::HostToDevice;
+  return dst.kind == K::Host ? CopyKind::DeviceToHost
+                             : CopyKind::DeviceToDevice;
 }
 
 /// The device whose stream runs `op`: the device side of a copy (the source
@@ -531,7 +360,8 @@ int64_t getDeviceKey(Operation *op) {
         return dst.kind == MemoryPlace::Kind::Device ? dst.ordinal
                                                      : src.ordinal;
       })
-      .Case([](gpu::AllocOp alloc) { return classify(alloc.getType()).ordinal; })
+      .Case(
+          [](gpu::AllocOp alloc) { return classify(alloc.getType()).ordinal; })
       .Case([](gpu::DeallocOp dealloc) {
         return classify(dealloc.getMemref().getType()).ordinal;
       })
@@ -539,6 +369,33 @@ int64_t getDeviceKey(Operation *op) {
         return classify(memset.getDst().getType()).ordinal;
       })
       .Default([](Operation *) { return int64_t(-1); });
+}
+
+/// The strides and offset of `type`, read from its layout attribute when it
+/// is the identity or strided (the layouts of nearly every memref), without
+/// the affine-map analysis of MemRefType::getStridesAndOffset.
+LogicalResult getStridesAndOffset(MemRefType type,
+                                  SmallVectorImpl<int64_t> &strides,
+                                  int64_t &offset) {
+  if (auto strided = dyn_cast<StridedLayoutAttr>(type.getLayout())) {
+    llvm::append_range(strides, strided.getStrides());
+    offset = strided.getOffset();
+    return success();
+  }
+  if (type.getLayout().isIdentity()) {
+    strides.resize(type.getRank());
+    int64_t stride = 1;
+    for (int64_t dim = type.getRank() - 1; dim >= 0; --dim) {
+      strides[dim] = stride;
+      int64_t size = type.getDimSize(dim);
+      stride = ShapedType::isDynamic(size) || ShapedType::isDynamic(stride)
+                   ? ShapedType::kDynamic
+                   : stride * size;
+    }
+    offset = 0;
+    return success();
+  }
+  return type.getStridesAndOffset(strides, offset);
 }
 
 /// True when `type` is laid out row-major contiguously whatever its dynamic
@@ -549,7 +406,7 @@ bool isContiguous(MemRefType type) {
     return true;
   SmallVector<int64_t> strides;
   int64_t offset;
-  if (failed(type.getStridesAndOffset(strides, offset)))
+  if (failed(getStridesAndOffset(type, strides, offset)))
     return false;
   int64_t expected = 1;
   for (int64_t dim = type.getRank() - 1; dim >= 0; --dim) {
@@ -565,192 +422,157 @@ bool isContiguous(MemRefType type) {
   return true;
 }
 
-/// "file.mlir:12:3" for the first file location in `loc`.
-std::string formatLocation(Location loc) {
-  std::string text = "<unknown location>";
+/// The bytes of one element of a memref of `elementType` in memory, when
+/// known without a data layout query (the types memrefs usually hold).
+std::optional<int64_t> getStaticElementBytes(Type elementType,
+                                             unsigned indexBitwidth) {
+  unsigned bits;
+  if (isa<IndexType>(elementType))
+    bits = indexBitwidth;
+  else if (elementType.isIntOrFloat())
+    bits = elementType.getIntOrFloatBitWidth();
+  else
+    return std::nullopt;
+  if (bits == 1)
+    return 1;
+  if (bits < 8 || !llvm::isPowerOf2_32(bits))
+    return std::nullopt;
+  return bits / 8;
+}
+
+/// The first file location in `loc`: its file, line and column.
+std::tuple<StringRef, unsigned, unsigned> getFileLocation(Location loc) {
+  if (auto file = dyn_cast<FileLineColLoc>(loc))
+    return {file.getFilename().getValue(), file.getLine(), file.getColumn()};
+  std::tuple<StringRef, unsigned, unsigned> result{"<unknown location>", 0, 0};
   loc->walk([&](Location nested) {
     if (auto file = dyn_cast<FileLineColLoc>(nested)) {
-      text = (file.getFilename().getValue() + ":" + Twine(file.getLine()) +
-              ":" + Twine(file.getColumn()))
-                 .str();
+      result = {file.getFilename().getValue(), file.getLine(),
+                file.getColumn()};
       return WalkResult::interrupt();
     }
     return WalkResult::advance();
   });
-  return text;
+  return result;
 }
-
-//===----------------------------------------------------------------------===//
-// Runtime support in the module.
-//===----------------------------------------------------------------------===//
-
-/// Emits declarations, helpers and string constants into the module, before
-/// the conversion starts, so that patterns only create calls.
-class RuntimeSupport {
-public:
-  explicit RuntimeSupport(ModuleOp module) : module(module), symbols(module) {}
-
-  /// Adds a chunk of runtime IR; symbols that already exist are kept (and
-  /// must have the same type).
-  LogicalResult addChunk(StringRef source) {
-    // Chunks refer to each other's symbols: the module is verified once
-    // complete, after the pass.
-    ParserConfig config(module.getContext(), /*verifyAfterParse=*/false);
-    OwningOpRef<ModuleOp> chunk = parseSourceString<ModuleOp>(source, config);
-    if (!chunk)
-      return failure();
-    for (Operation &op : llvm::make_early_inc_range(*chunk->getBody())) {
-      auto symbol = cast<SymbolOpInterface>(op);
-      if (Operation *existing = symbols.lookup(symbol.getName())) {
-        if (existing->getName() != op.getName())
-          return existing->emitError("'")
-                 << symbol.getName() << "' is defined by '"
-                 << existing->getName()
-                 << "', but the CUDA lowering needs it to be '"
-                 << op.getName() << "'";
-        auto existingFunc = dyn_cast<LLVM::LLVMFuncOp>(existing);
-        auto newFunc = dyn_cast<LLVM::LLVMFuncOp>(op);
-        if (existingFunc &&
-            existingFunc.getFunctionType() != newFunc.getFunctionType())
-          return existing->emitError("'")
-                 << symbol.getName()
-                 << "' is declared with a type that differs from the CUDA "
-                    "Runtime API's: expected "
-                 << newFunc.getFunctionType() << ", got "
-                 << existingFunc.getFunctionType();
-        continue;
-      }
-      op.remove();
-      symbols.insert(&op);
-    }
-    return success();
-  }
-
-  LLVM::LLVMFuncOp getFunction(StringRef name) {
-    return symbols.lookup<LLVM::LLVMFuncOp>(name);
-  }
-
-  /// An internal constant global holding `text` NUL-terminated, shared by
-  /// all users; created at the end of the module with `builder`.
-  LLVM::GlobalOp getString(OpBuilder &builder, StringRef text) {
-    LLVM::GlobalOp &global = strings[text];
-    if (global)
-      return global;
-    MLIRContext *ctx = module.getContext();
-    std::string bytes = (text + Twine('\0')).str();
-    auto type = LLVM::LLVMArrayType::get(IntegerType::get(ctx, 8),
-                                         bytes.size());
-    OpBuilder::InsertionGuard guard(builder);
-    builder.setInsertionPointToEnd(module.getBody());
-    global = LLVM::GlobalOp::create(
-        builder, module.getLoc(), type, /*isConstant=*/true,
-        LLVM::Linkage::Internal, "__etcopy_str", builder.getStringAttr(bytes));
-    symbols.insert(global); // Renames to a unique symbol.
-    return global;
-  }
-
-private:
-  ModuleOp module;
-  SymbolTable symbols;
-  llvm::StringMap<LLVM::GlobalOp> strings;
-};
-
-/// Emits a checked CUDA call: `err = callee(args)`, then the checker with the
-/// call site's location, the call's name, what it does and a byte count.
-class CheckedCaller {
-public:
-  CheckedCaller(RuntimeSupport &support, OpBuilder &builder, Location loc,
-                LLVM::GlobalOp where)
-      : support(support), builder(builder), loc(loc), where(where) {}
-
-  void operator()(StringRef callee, ValueRange args, StringRef what,
-                  Value bytes = nullptr) {
-    LLVM::LLVMFuncOp function = support.getFunction(callee);
-    assert(function && "CUDA Runtime function not declared");
-    Value err = LLVM::CallOp::create(builder, loc, function, args).getResult();
-    if (!bytes)
-      bytes = LLVM::ConstantOp::create(builder, loc, builder.getI64Type(), 0);
-    Value whereAddr = LLVM::AddressOfOp::create(builder, loc, where);
-    Value calleeAddr = LLVM::AddressOfOp::create(
-        builder, loc, support.getString(builder, callee));
-    Value whatAddr =
-        LLVM::AddressOfOp::create(builder, loc, support.getString(builder, what));
-    LLVM::CallOp::create(builder, loc,
-                         support.getFunction("__etcopy_cuda_check"),
-                         ValueRange{err, whereAddr, calleeAddr, whatAddr,
-                                    bytes});
-  }
-
-  Value i32(int64_t value) {
-    return LLVM::ConstantOp::create(builder, loc, builder.getI32Type(), value);
-  }
-  Value i64(int64_t value) {
-    return LLVM::ConstantOp::create(builder, loc, builder.getI64Type(), value);
-  }
-
-private:
-  RuntimeSupport &support;
-  OpBuilder &builder;
-  Location loc;
-  LLVM::GlobalOp where;
-};
-
-//===----------------------------------------------------------------------===//
-// Planning: streams per function, data per op.
-//===----------------------------------------------------------------------===//
-
-/// What the pattern lowering one gpu op needs, all defined at function entry
-/// (so it dominates the op) before the conversion starts.
-struct OpPlan {
-  /// The stream of the op's device.
-  Value stream;
-  /// Every stream of the function (a sync gpu.wait without operands waits
-  /// for all of them).
-  SmallVector<Value> allStreams;
-  /// Device to switch to before the op's calls, when the function uses more
-  /// than one explicit device; -1 for none.
-  int64_t switchToDevice = -1;
-  /// Whether the function has more than one stream (tokens may then come
-  /// from another stream and must be joined).
-  bool multiStream = false;
-  /// In multi-stream functions: the device (an i32 value) of each stream.
-  DenseMap<Value, Value> streamDevices;
-  /// "file:line:col" of the op, as a global string.
-  LLVM::GlobalOp where;
-  /// Scratch slots: a pointer (allocation results) and three i64 arrays of
-  /// the copy's rank (strided copies).
-  Value pointerSlot;
-  Value sizesArray, dstStridesArray, srcStridesArray;
-};
-
-using PlanMap = DenseMap<Operation *, OpPlan>;
 
 bool isRuntimeOp(Operation *op) {
   return isa<gpu::AllocOp, gpu::DeallocOp, gpu::MemcpyOp, gpu::MemsetOp,
              gpu::WaitOp>(op);
 }
 
-/// A byte value whose repetition makes up `attr` (a scalar constant), if any.
-std::optional<uint8_t> getRepeatedByte(Attribute attr) {
-  APInt bits;
-  if (auto intAttr = dyn_cast<IntegerAttr>(attr))
-    bits = intAttr.getValue();
-  else if (auto floatAttr = dyn_cast<FloatAttr>(attr))
-    bits = floatAttr.getValue().bitcastToAPInt();
-  else
-    return std::nullopt;
-  unsigned width = llvm::alignTo(bits.getBitWidth(), 8);
-  bits = bits.zext(width);
-  uint8_t byte = bits.extractBitsAsZExtValue(8, 0);
-  for (unsigned offset = 8; offset < width; offset += 8)
-    if (bits.extractBitsAsZExtValue(8, offset) != byte)
-      return std::nullopt;
-  return byte;
+/// True when `copy` is one cudaMemcpyAsync of a static number of bytes from
+/// the first element of one side to the first element of the other: both
+/// sides are contiguous and of static shape. Other copies go through the
+/// strided copy, which reads their descriptors.
+bool isSimpleCopy(gpu::MemcpyOp copy, unsigned indexBitwidth) {
+  MemRefType srcType = copy.getSrc().getType();
+  return getStaticElementBytes(srcType.getElementType(), indexBitwidth) &&
+         srcType.hasStaticShape() && isContiguous(srcType) &&
+         isContiguous(copy.getDst().getType());
 }
 
+/// True for a memref.view of static shape that only simple copies and
+/// memsets use (the views of a planned arena): they address the arena
+/// directly, so the view needs no descriptor and is left to die after the
+/// conversion. Decided before the conversion, which adds users.
+bool isAddressOnlyView(memref::ViewOp view, unsigned indexBitwidth) {
+  return view.getType().hasStaticShape() &&
+         llvm::all_of(view->getUsers(), [&](Operation *user) {
+           auto copy = dyn_cast<gpu::MemcpyOp>(user);
+           return isa<gpu::MemsetOp>(user) ||
+                  (copy && isSimpleCopy(copy, indexBitwidth));
+         });
+}
+
+//===----------------------------------------------------------------------===//
+// gpu.memset patterns
+//===----------------------------------------------------------------------===//
+
+/// How a gpu.memset is done: `unitBytes`-sized units (1: cudaMemsetAsync,
+/// 2 and 4: the driver's cuMemsetD16Async/cuMemsetD32Async), `unitsPerElement`
+/// of them per element, set to `constant` or to the (bitcast) value.
+struct MemsetPlan {
+  int64_t unitBytes;
+  int64_t unitsPerElement = 1;
+  std::optional<uint32_t> constant;
+};
+
+/// The plan of `memset`, or why it cannot be lowered.
+FailureOr<MemsetPlan> planMemset(gpu::MemsetOp memset, unsigned indexBitwidth,
+                                 std::string &why) {
+  Type elementType = memset.getDst().getType().getElementType();
+  unsigned bits;
+  if (isa<IndexType>(elementType)) {
+    bits = indexBitwidth;
+  } else if (elementType.isIntOrFloat()) {
+    bits = elementType.getIntOrFloatBitWidth();
+  } else {
+    why = "elements of a type other than integers, floats and index";
+    return failure();
+  }
+  int64_t storageBytes = bits <= 8 ? 1 : bits / 8;
+  if (bits > 8 && (bits % 8 != 0 || !llvm::isPowerOf2_32(bits) || bits > 64)) {
+    why = "elements of " + std::to_string(bits) + " bits";
+    return failure();
+  }
+
+  Attribute attr;
+  if (!matchPattern(memset.getValue(), m_Constant(&attr))) {
+    if (storageBytes > 4) {
+      why = "a 64-bit value that is not a constant (the driver sets at most "
+            "32-bit patterns)";
+      return failure();
+    }
+    return MemsetPlan{storageBytes, 1, std::nullopt};
+  }
+  APInt value;
+  if (auto intAttr = dyn_cast<IntegerAttr>(attr))
+    value = intAttr.getValue();
+  else if (auto floatAttr = dyn_cast<FloatAttr>(attr))
+    value = floatAttr.getValue().bitcastToAPInt();
+  else {
+    why = "a constant that is not a scalar";
+    return failure();
+  }
+  value = value.zextOrTrunc(storageBytes * 8);
+  // One repeated byte: cudaMemsetAsync, no driver function needed.
+  uint64_t byte = value.extractBitsAsZExtValue(8, 0);
+  bool repeated = true;
+  for (unsigned offset = 8; offset < value.getBitWidth(); offset += 8)
+    repeated &= value.extractBitsAsZExtValue(8, offset) == byte;
+  if (repeated)
+    return MemsetPlan{1, storageBytes, static_cast<uint32_t>(byte)};
+  if (storageBytes <= 4)
+    return MemsetPlan{storageBytes, 1,
+                      static_cast<uint32_t>(value.getZExtValue())};
+  uint64_t low = value.extractBitsAsZExtValue(32, 0);
+  if (value.extractBitsAsZExtValue(32, 32) != low) {
+    why = "the 64-bit pattern 0x" + llvm::utohexstr(value.getZExtValue()) +
+          ", whose 32-bit halves differ (the driver sets at most 32-bit "
+          "patterns)";
+    return failure();
+  }
+  return MemsetPlan{4, 2, static_cast<uint32_t>(low)};
+}
+
+//===----------------------------------------------------------------------===//
+// Validation and collection
+//===----------------------------------------------------------------------===//
+
+/// What the pass works on, found by one walk of the module.
+struct ModuleWork {
+  /// The runtime ops of each function, in order.
+  llvm::MapVector<func::FuncOp, SmallVector<Operation *>> runtimeOps;
+  /// Calls to delegates, which must run on their device.
+  SmallVector<std::pair<func::CallOp, DeviceAttr>> delegateCalls;
+};
+
 /// Reports every construct the pass cannot lower, with the op, the types and
-/// the reason. Returns failure if there is any.
-LogicalResult validate(ModuleOp module) {
+/// the reason, and collects the work. Returns failure if anything cannot be
+/// lowered.
+LogicalResult validateAndCollect(ModuleOp module, SymbolTable &symbols,
+                                 unsigned indexBitwidth, ModuleWork &work) {
   bool failed = false;
   auto checkMemRef = [&](Operation *op, Type type) {
     auto memref = dyn_cast<MemRefType>(type);
@@ -766,9 +588,8 @@ LogicalResult validate(ModuleOp module) {
     }
     SmallVector<int64_t> strides;
     int64_t offset;
-    if (::mlir::failed(memref.getStridesAndOffset(strides, offset))) {
-      op->emitError("cannot copy ")
-          << memref << ": its layout is not strided";
+    if (::mlir::failed(getStridesAndOffset(memref, strides, offset))) {
+      op->emitError("cannot copy ") << memref << ": its layout is not strided";
       failed = true;
     }
   };
@@ -778,8 +599,8 @@ LogicalResult validate(ModuleOp module) {
       return WalkResult::skip();
     // Upstream's LLVM lowering of unranked memrefs reads the memory space
     // as an integer (and crashes on any other): reject them up front.
-    for (Type type : llvm::concat<Type>(op->getOperandTypes(),
-                                        op->getResultTypes())) {
+    for (Type type :
+         llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes())) {
       auto unranked = dyn_cast<UnrankedMemRefType>(type);
       if (unranked && unranked.getMemorySpace() &&
           !isa<IntegerAttr>(unranked.getMemorySpace())) {
@@ -800,6 +621,11 @@ LogicalResult validate(ModuleOp module) {
         failed = true;
       }
       return WalkResult::advance();
+    }
+    if (auto call = dyn_cast<func::CallOp>(op)) {
+      if (auto callee = symbols.lookup<func::FuncOp>(call.getCallee()))
+        if (DeviceAttr device = getDelegateDevice(callee))
+          work.delegateCalls.emplace_back(call, device);
     }
     if (!isa_and_present<gpu::GPUDialect>(op->getDialect())) {
       // Tokens may only flow between the ops lowered here.
@@ -822,14 +648,16 @@ LogicalResult validate(ModuleOp module) {
       failed = true;
       return WalkResult::advance();
     }
-    if (!op->getParentOfType<func::FuncOp>()) {
+    auto func = op->getParentOfType<func::FuncOp>();
+    if (!func) {
       op->emitError("'") << op->getName()
                          << "' must be inside a func.func to be lowered";
       failed = true;
       return WalkResult::advance();
     }
-    for (Type type : llvm::concat<Type>(op->getOperandTypes(),
-                                        op->getResultTypes()))
+    work.runtimeOps[func].push_back(op);
+    for (Type type :
+         llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes()))
       checkMemRef(op, type);
     // A token is lowered to the stream of the op that produced it, so it
     // must come from a runtime op of the same function.
@@ -838,8 +666,7 @@ LogicalResult validate(ModuleOp module) {
         continue;
       Operation *producer = operand.getDefiningOp();
       if (!producer || !isRuntimeOp(producer) ||
-          producer->getParentOfType<func::FuncOp>() !=
-              op->getParentOfType<func::FuncOp>()) {
+          producer->getParentOfType<func::FuncOp>() != func) {
         op->emitError("cannot lower a !gpu.async.token that does not come "
                       "from gpu.alloc, gpu.dealloc, gpu.memcpy, gpu.memset "
                       "or gpu.wait in the same function");
@@ -865,13 +692,14 @@ LogicalResult validate(ModuleOp module) {
       }
     }
     if (auto memset = dyn_cast<gpu::MemsetOp>(op)) {
-      Attribute value;
       MemRefType type = memset.getDst().getType();
-      if (!matchPattern(memset.getValue(), m_Constant(&value)) ||
-          !getRepeatedByte(value)) {
+      std::string why;
+      if (::mlir::failed(planMemset(memset, indexBitwidth, why))) {
         memset.emitError("cannot lower 'gpu.memset' of ")
-            << type << " to cudaMemsetAsync: the value must be a constant "
-            << "made of one repeated byte (e.g. 0)";
+            << type << ": " << why
+            << "; supported are patterns of 8, 16 and 32 bits, and constant "
+               "64-bit patterns made of one repeated byte or of two equal "
+               "32-bit halves";
         failed = true;
       }
       if (!isContiguous(type)) {
@@ -885,23 +713,226 @@ LogicalResult validate(ModuleOp module) {
   return ::mlir::failure(failed);
 }
 
+//===----------------------------------------------------------------------===//
+// Planning: streams per function, data per op.
+//===----------------------------------------------------------------------===//
+
+/// Values of a function shared by its ops (constants, file names, scratch
+/// slots), created once at its entry. Planning creates the first; patterns
+/// add more during the conversion after the last one, which the conversion
+/// moves along with the function's body.
+class FunctionValues {
+public:
+  FunctionValues(func::FuncOp func, RuntimeSupport &support,
+                 SymbolTable &symbols,
+                 llvm::StringMap<LLVM::GlobalOp> &fileGlobals)
+      : entry(&func.getBody().front()), loc(func.getLoc()), support(support),
+        symbols(symbols), fileGlobals(fileGlobals) {}
+
+  /// An integer constant of `type`.
+  Value getConstant(OpBuilder &builder, Type type, int64_t value) {
+    Value &constant = constants[{type, value}];
+    if (!constant)
+      constant = create<LLVM::ConstantOp>(builder, type, value);
+    return constant;
+  }
+  Value getI32(OpBuilder &builder, int64_t value) {
+    return getConstant(builder, builder.getI32Type(), value);
+  }
+  Value getI64(OpBuilder &builder, int64_t value) {
+    return getConstant(builder, builder.getI64Type(), value);
+  }
+
+  /// A pointer to a global holding the file name `file`.
+  Value getFile(OpBuilder &builder, StringRef file) {
+    Value &address = files[file];
+    if (address)
+      return address;
+    LLVM::GlobalOp &global = fileGlobals[file];
+    if (!global) {
+      std::string bytes = (file + Twine('\0')).str();
+      OpBuilder moduleBuilder(builder.getContext());
+      global = LLVM::GlobalOp::create(
+          moduleBuilder, symbols.getOp()->getLoc(),
+          LLVM::LLVMArrayType::get(builder.getI8Type(), bytes.size()),
+          /*isConstant=*/true, LLVM::Linkage::Private, "__etcopy_file",
+          builder.getStringAttr(bytes));
+      symbols.insert(global); // Renames to a unique symbol.
+    }
+    address = create<LLVM::AddressOfOp>(builder, global);
+    return address;
+  }
+
+  /// The file, line and column of `loc`: the last arguments of every
+  /// support function. The line is a constant at `builder`'s insertion
+  /// point (shared with later ops of the block on the same line: locations
+  /// must be asked for in program order), the others are shared.
+  SmallVector<Value, 3> getLocation(OpBuilder &builder, Location loc) {
+    auto [file, line, column] = getFileLocation(loc);
+    Value &lineValue = lines[{builder.getInsertionBlock(), line}];
+    if (!lineValue)
+      lineValue = LLVM::ConstantOp::create(builder, loc, builder.getI32Type(),
+                                           static_cast<int64_t>(line));
+    return {getFile(builder, file), lineValue, getI32(builder, column)};
+  }
+
+  /// A stack slot for a value of `type` (`index` tells apart slots needed at
+  /// the same time).
+  Value getSlot(OpBuilder &builder, Type type, unsigned index) {
+    Value &slot = slots[{type, index}];
+    if (!slot) {
+      Value one = getI64(builder, 1);
+      slot = create<LLVM::AllocaOp>(
+          builder, LLVM::LLVMPointerType::get(type.getContext()), type, one);
+    }
+    return slot;
+  }
+
+  /// Sets `builder` after the shared values created so far.
+  void setInsertionPointAfterValues(OpBuilder &builder) {
+    if (last)
+      builder.setInsertionPointAfter(last);
+    else
+      builder.setInsertionPointToStart(entry);
+  }
+
+  RuntimeSupport &getSupport() { return support; }
+
+private:
+  /// Creates a shared value after the previous ones.
+  template <typename OpTy, typename... Args>
+  Value create(OpBuilder &builder, Args &&...args) {
+    OpBuilder::InsertionGuard guard(builder);
+    setInsertionPointAfterValues(builder);
+    auto op = OpTy::create(builder, loc, std::forward<Args>(args)...);
+    last = op;
+    return op;
+  }
+
+  /// The entry block before the conversion; afterwards, `last` is the anchor.
+  Block *entry;
+  Location loc;
+  RuntimeSupport &support;
+  SymbolTable &symbols;
+  llvm::StringMap<LLVM::GlobalOp> &fileGlobals;
+  Operation *last = nullptr;
+  DenseMap<std::pair<Type, int64_t>, Value> constants;
+  DenseMap<std::pair<Type, unsigned>, Value> slots;
+  llvm::StringMap<Value> files;
+  DenseMap<std::pair<Block *, unsigned>, Value> lines;
+};
+
+/// The streams of a function.
+struct FunctionPlan {
+  explicit FunctionPlan(FunctionValues &values) : values(values) {}
+
+  FunctionValues &values;
+  /// One stream per device key (-1: the current device), in creation order.
+  llvm::MapVector<int64_t, Value> streams;
+  /// The device (an i32 value) of each stream, in multi-stream functions.
+  DenseMap<Value, Value> streamDevices;
+  /// Whether ops select their device (more than one explicit device).
+  bool switchesDevices = false;
+  /// The device current at entry (an i32 value), when the function selects
+  /// explicit devices.
+  Value entryDevice;
+};
+
+/// What the pattern lowering one gpu op needs, all defined before the op
+/// before the conversion starts.
+struct OpPlan {
+  FunctionPlan *function;
+  /// The stream of the op's device.
+  Value stream;
+  /// Device to select before the op's calls, if any; -1 is the device that
+  /// was current at the function's entry.
+  std::optional<int64_t> switchToDevice;
+  /// The location arguments of the op's calls.
+  SmallVector<Value, 3> location;
+};
+
+using PlanMap = DenseMap<Operation *, OpPlan>;
+
+/// True when nothing is pending on the stream of device `key` at `ret`: the
+/// last op before it in its block that touches the stream is a host wait
+/// for it. `keyOf` gives the device key of a runtime op.
+bool isIdleAtReturn(Operation *ret, int64_t key,
+                    function_ref<int64_t(Operation *)> keyOf) {
+  for (Operation *op = ret->getPrevNode(); op; op = op->getPrevNode()) {
+    // Nested blocks may hold runtime ops.
+    if (op->getNumRegions() != 0)
+      return false;
+    if (!isRuntimeOp(op))
+      continue;
+    auto wait = dyn_cast<gpu::WaitOp>(op);
+    if (wait && !wait.getAsyncToken()) {
+      if (wait.getAsyncDependencies().empty() ||
+          llvm::any_of(wait.getAsyncDependencies(), [&](Value token) {
+            return keyOf(token.getDefiningOp()) == key;
+          }))
+        return true;
+      continue;
+    }
+    if (keyOf(op) != key)
+      continue;
+    // An async op leaves work pending; a sync-form op waits for its stream,
+    // except a host_shared gpu.alloc (cudaMallocManaged queues nothing).
+    if (cast<gpu::AsyncOpInterface>(op).getAsyncToken())
+      return false;
+    auto alloc = dyn_cast<gpu::AllocOp>(op);
+    return !alloc || !alloc.getHostShared();
+  }
+  return false;
+}
+
+/// The device each op of a function on several devices must select (ops
+/// absent from the result select none): its own, unless the previous op of
+/// its block selected it and nothing in between (a call, nested blocks) may
+/// have selected another. At entry, the last stream created (`keys.back()`)
+/// has selected its device. gpu.wait selects none: it only joins or
+/// synchronises streams.
+DenseMap<Operation *, int64_t>
+planDeviceSwitches(func::FuncOp func, ArrayRef<Operation *> runtimeOps,
+                   ArrayRef<int64_t> keys,
+                   function_ref<int64_t(Operation *)> keyOf) {
+  constexpr int64_t kUnknown = -2;
+  DenseMap<Operation *, int64_t> switches;
+  Block *block = &func.getBody().front();
+  Operation *previous = nullptr;
+  int64_t selected = keys.back();
+  for (Operation *op : runtimeOps) {
+    if (op->getBlock() != block) {
+      block = op->getBlock();
+      previous = nullptr;
+      selected = kUnknown;
+    }
+    for (Operation *between = previous ? previous->getNextNode()
+                                       : &block->front();
+         between != op; between = between->getNextNode())
+      if (isa<CallOpInterface>(between) || between->getNumRegions() != 0)
+        selected = kUnknown;
+    previous = op;
+    int64_t key = keyOf(op);
+    if (isa<gpu::WaitOp>(op) || key == selected)
+      continue;
+    switches[op] = key;
+    selected = key;
+  }
+  return switches;
+}
+
 /// Creates the streams of `func` at its entry, their teardown before each
 /// return, and the plan of each runtime op in it. Returns the device the
 /// function makes current at entry and keeps current between its ops (when
 /// it uses exactly one explicit device), else -1.
 int64_t planFunction(func::FuncOp func, ArrayRef<Operation *> runtimeOps,
-                     RuntimeSupport &support, PlanMap &plans) {
-  Location loc = func.getLoc();
-  OpBuilder builder(func.getContext());
-  Block &entry = func.getBody().front();
-  builder.setInsertionPointToStart(&entry);
-  LLVM::GlobalOp funcWhere =
-      support.getString(builder, formatLocation(loc));
-  CheckedCaller call(support, builder, loc, funcWhere);
+                     FunctionPlan &plan, PlanMap &plans) {
+  FunctionValues &values = plan.values;
+  RuntimeSupport &support = values.getSupport();
 
   // Devices used, "current device" (-1) first so that its stream is created
-  // before any cudaSetDevice.
-  // gpu.wait names no memory: it runs on the function's first stream.
+  // before any cudaSetDevice. gpu.wait names no memory: it runs on the
+  // function's first stream.
   auto memoryOps = llvm::make_filter_range(
       runtimeOps, [](Operation *op) { return !isa<gpu::WaitOp>(op); });
   llvm::SetVector<int64_t> keys;
@@ -914,78 +945,66 @@ int64_t planFunction(func::FuncOp func, ArrayRef<Operation *> runtimeOps,
     keys.insert(-1);
   unsigned numExplicit = llvm::count_if(keys, [](int64_t k) { return k >= 0; });
 
-  auto ptrType = LLVM::LLVMPointerType::get(func.getContext());
-  Value one = call.i64(1);
-  Value pointerSlot =
-      LLVM::AllocaOp::create(builder, loc, ptrType, ptrType, one);
+  auto keyOf = [&](Operation *op) {
+    return isa<gpu::WaitOp>(op) ? keys.front() : getDeviceKey(op);
+  };
+  plan.switchesDevices = numExplicit > 1;
+  DenseMap<Operation *, int64_t> switches =
+      plan.switchesDevices
+          ? planDeviceSwitches(func, runtimeOps, keys.getArrayRef(), keyOf)
+          : DenseMap<Operation *, int64_t>();
 
+  OpBuilder builder(func.getContext());
+  values.setInsertionPointAfterValues(builder);
+  Location loc = func.getLoc();
+  SmallVector<Value, 3> at = values.getLocation(builder, loc);
   Value previousDevice;
-  if (numExplicit) {
-    Value deviceSlot = LLVM::AllocaOp::create(builder, loc, ptrType,
-                                              builder.getI32Type(), one);
-    call("cudaGetDevice", {deviceSlot}, "save the current device");
-    previousDevice =
-        LLVM::LoadOp::create(builder, loc, builder.getI32Type(), deviceSlot);
-  }
-  llvm::MapVector<int64_t, Value> streams;
-  DenseMap<Value, Value> streamDevices;
+  if (numExplicit)
+    previousDevice = support.call(builder, loc, "__etcopy_get_device", at);
+  plan.entryDevice = previousDevice;
   for (int64_t key : keys) {
-    Value device = previousDevice;
-    if (key >= 0) {
-      device = call.i32(key);
-      call("cudaSetDevice", {device}, "select the device");
-    }
-    call("cudaStreamCreateWithFlags",
-         {pointerSlot, call.i32(kStreamNonBlocking)}, "create a stream");
-    Value stream = LLVM::LoadOp::create(builder, loc, ptrType, pointerSlot);
-    streams[key] = stream;
-    streamDevices[stream] = device;
+    SmallVector<Value> arguments{values.getI32(builder, key)};
+    llvm::append_range(arguments, at);
+    Value stream =
+        support.call(builder, loc, "__etcopy_stream_create", arguments);
+    plan.streams[key] = stream;
+    if (keys.size() > 1)
+      plan.streamDevices[stream] =
+          key >= 0 ? values.getI32(builder, key) : previousDevice;
   }
+  plan.switchesDevices = numExplicit > 1;
 
-  // Teardown: the host waits for the function's work before data leaves it.
-  func.walk([&](func::ReturnOp ret) {
-    if (ret->getParentOp() != func)
-      return;
-    builder.setInsertionPoint(ret);
-    CheckedCaller callAtReturn(support, builder, ret.getLoc(),
-                               support.getString(builder, formatLocation(ret.getLoc())));
-    for (Value stream : llvm::make_second_range(streams)) {
-      callAtReturn("cudaStreamSynchronize", {stream},
-                   "wait for the function's device work");
-      callAtReturn("cudaStreamDestroy", {stream}, "destroy the stream");
-    }
-    if (previousDevice)
-      callAtReturn("cudaSetDevice", {previousDevice},
-                   "restore the caller's device");
-  });
-
-  SmallVector<Value> allStreams(llvm::make_second_range(streams));
-  builder.setInsertionPointAfterValue(streams.back().second);
   for (Operation *op : runtimeOps) {
-    OpPlan &plan = plans[op];
-    int64_t key = isa<gpu::WaitOp>(op) ? keys.front() : getDeviceKey(op);
-    plan.stream = streams.lookup(key);
-    plan.allStreams = allStreams;
-    plan.multiStream = streams.size() > 1;
-    if (plan.multiStream)
-      plan.streamDevices = streamDevices;
-    plan.switchToDevice = numExplicit > 1 ? key : -1;
-    plan.where = support.getString(builder, formatLocation(op->getLoc()));
-    plan.pointerSlot = pointerSlot;
-    auto copy = dyn_cast<gpu::MemcpyOp>(op);
-    if (!copy || (isContiguous(copy.getSrc().getType()) &&
-                  isContiguous(copy.getDst().getType())))
-      continue;
-    int64_t rank = copy.getSrc().getType().getRank();
-    Value count = call.i64(std::max<int64_t>(rank, 1));
-    auto makeArray = [&] {
-      return LLVM::AllocaOp::create(builder, loc, ptrType,
-                                    builder.getI64Type(), count);
-    };
-    plan.sizesArray = makeArray();
-    plan.dstStridesArray = makeArray();
-    plan.srcStridesArray = makeArray();
+    OpPlan &opPlan = plans[op];
+    int64_t key = keyOf(op);
+    opPlan.function = &plan;
+    opPlan.stream = plan.streams.lookup(key);
+    if (auto it = switches.find(op); it != switches.end())
+      opPlan.switchToDevice = it->second;
+    builder.setInsertionPoint(op);
+    opPlan.location = values.getLocation(builder, op->getLoc());
   }
+  // Teardown: the host waits for the function's work before data leaves it,
+  // unless it just did.
+  for (Block &block : func.getBody()) {
+    auto ret = dyn_cast<func::ReturnOp>(block.getTerminator());
+    if (!ret)
+      continue;
+    builder.setInsertionPoint(ret);
+    SmallVector<Value, 3> atReturn = values.getLocation(builder, ret.getLoc());
+    for (auto [key, stream] : plan.streams) {
+      bool idle = isIdleAtReturn(ret, key, keyOf);
+      SmallVector<Value> arguments{stream, values.getI32(builder, !idle)};
+      llvm::append_range(arguments, atReturn);
+      support.call(builder, ret.getLoc(), "__etcopy_stream_destroy", arguments);
+    }
+    if (previousDevice) {
+      SmallVector<Value> arguments{previousDevice};
+      llvm::append_range(arguments, atReturn);
+      support.call(builder, ret.getLoc(), "__etcopy_restore_device", arguments);
+    }
+  }
+
   if (numExplicit != 1)
     return -1;
   return *llvm::find_if(keys, [](int64_t key) { return key >= 0; });
@@ -997,6 +1016,7 @@ int64_t planFunction(func::FuncOp func, ArrayRef<Operation *> runtimeOps,
 void switchDevicesForDelegates(
     ArrayRef<std::pair<func::CallOp, DeviceAttr>> delegateCalls,
     const DenseMap<Operation *, int64_t> &homeDevices,
+    function_ref<FunctionValues &(func::FuncOp)> getValues,
     RuntimeSupport &support) {
   for (auto [call, device] : delegateCalls) {
     auto caller = call->getParentOfType<func::FuncOp>();
@@ -1004,22 +1024,19 @@ void switchDevicesForDelegates(
     auto home = homeDevices.find(caller);
     if (home != homeDevices.end() && home->second == ordinal)
       continue;
+    FunctionValues *values = &getValues(caller);
     OpBuilder builder(call);
     Location loc = call.getLoc();
-    Value where = LLVM::AddressOfOp::create(
-        builder, loc,
-        support.getString(builder, formatLocation(loc)));
-    Value deviceValue =
-        LLVM::ConstantOp::create(builder, loc, builder.getI32Type(), ordinal);
+    SmallVector<Value, 3> at = values->getLocation(builder, loc);
+    Value deviceValue = values->getI32(builder, ordinal);
+    SmallVector<Value> enterArguments{deviceValue};
+    llvm::append_range(enterArguments, at);
     Value previous =
-        LLVM::CallOp::create(builder, loc,
-                             support.getFunction("__etcopy_enter_device"),
-                             ValueRange{deviceValue, where})
-            .getResult();
+        support.call(builder, loc, "__etcopy_enter_device", enterArguments);
     builder.setInsertionPointAfter(call);
-    LLVM::CallOp::create(builder, loc,
-                         support.getFunction("__etcopy_leave_device"),
-                         ValueRange{previous, deviceValue, where});
+    SmallVector<Value> leaveArguments{previous, deviceValue};
+    llvm::append_range(leaveArguments, at);
+    support.call(builder, loc, "__etcopy_leave_device", leaveArguments);
   }
 }
 
@@ -1027,76 +1044,165 @@ void switchDevicesForDelegates(
 // Patterns
 //===----------------------------------------------------------------------===//
 
+/// Fields of a ranked memref descriptor (MemRefBuilder.h's layout).
+constexpr int64_t kAllocatedPtrPosInMemRefDescriptor = 0;
+constexpr int64_t kAlignedPtrPosInMemRefDescriptor = 1;
+constexpr int64_t kOffsetPosInMemRefDescriptor = 2;
+constexpr int64_t kSizePosInMemRefDescriptor = 3;
+
+/// Reads field `position` of a descriptor. A descriptor that was just built
+/// from its parts (a chain of llvm.insertvalue, as the conversion's patterns
+/// build descriptors) is looked through: the part is used, no read is
+/// emitted.
+Value extractField(OpBuilder &builder, Location loc, Value descriptor,
+                   ArrayRef<int64_t> position) {
+  for (auto insert = descriptor.getDefiningOp<LLVM::InsertValueOp>(); insert;
+       insert = insert.getContainer().getDefiningOp<LLVM::InsertValueOp>()) {
+    ArrayRef<int64_t> inserted = insert.getPosition();
+    if (inserted == position)
+      return insert.getValue();
+    // The insertion overlaps the field without being it.
+    size_t common = std::min(inserted.size(), position.size());
+    if (inserted.take_front(common) == position.take_front(common))
+      break;
+  }
+  return LLVM::ExtractValueOp::create(builder, loc, descriptor, position);
+}
+
 template <typename OpTy>
 class RuntimeOpLowering : public ConvertOpToLLVMPattern<OpTy> {
 public:
-  RuntimeOpLowering(const LLVMTypeConverter &converter,
-                    RuntimeSupport &support, const PlanMap &plans)
-      : ConvertOpToLLVMPattern<OpTy>(converter), support(support),
-        plans(plans) {}
+  RuntimeOpLowering(const LLVMTypeConverter &converter, RuntimeSupport &support,
+                    const PlanMap &plans,
+                    const DenseSet<Operation *> &addressOnlyViews)
+      : ConvertOpToLLVMPattern<OpTy>(converter), support(support), plans(plans),
+        addressOnlyViews(addressOnlyViews) {}
 
 protected:
-  /// The plan of `op`, and a checked-call emitter at its location.
   const OpPlan &getPlan(OpTy op) const { return plans.find(op)->second; }
+
+  FunctionValues &getValues(const OpPlan &plan) const {
+    return plan.function->values;
+  }
+
+  /// Calls the support function `name` with `arguments` and the op's
+  /// location.
+  Value callSupport(OpBuilder &builder, Location loc, const OpPlan &plan,
+                    StringRef name, ValueRange arguments) const {
+    SmallVector<Value> all(arguments);
+    llvm::append_range(all, plan.location);
+    return support.call(builder, loc, name, all);
+  }
 
   /// Emits what must precede the op's own calls: the device switch of
   /// multi-device functions and, for tokens that may come from another
   /// stream, an event join.
   void prepare(OpTy op, const OpPlan &plan, ValueRange dependencies,
                OpBuilder &builder) const {
-    CheckedCaller call(support, builder, op.getLoc(), plan.where);
-    if (plan.switchToDevice >= 0)
-      call("cudaSetDevice", {call.i32(plan.switchToDevice)},
-           "select the device");
-    if (!plan.multiStream)
+    Location loc = op.getLoc();
+    FunctionValues &values = getValues(plan);
+    if (plan.switchToDevice)
+      callSupport(builder, loc, plan, "__etcopy_set_device",
+                  *plan.switchToDevice >= 0
+                      ? values.getI32(builder, *plan.switchToDevice)
+                      : plan.function->entryDevice);
+    const DenseMap<Value, Value> &devices = plan.function->streamDevices;
+    if (devices.empty())
       return; // Single stream: tokens carry no extra ordering.
-    for (Value dependency : llvm::SetVector<Value>(dependencies.begin(),
-                                                   dependencies.end())) {
+    for (Value dependency :
+         llvm::SetVector<Value>(dependencies.begin(), dependencies.end())) {
       if (dependency == plan.stream)
         continue;
       // Tokens are streams of this function (validated), so their devices
       // are known.
-      Value where = LLVM::AddressOfOp::create(builder, op.getLoc(), plan.where);
-      LLVM::CallOp::create(builder, op.getLoc(),
-                           support.getFunction("__etcopy_stream_join"),
-                           ValueRange{dependency,
-                                      plan.streamDevices.lookup(dependency),
-                                      plan.stream,
-                                      plan.streamDevices.lookup(plan.stream),
-                                      where});
+      callSupport(builder, loc, plan, "__etcopy_stream_join",
+                  {dependency, devices.lookup(dependency), plan.stream,
+                   devices.lookup(plan.stream)});
     }
-  }
-
-  /// The size in bytes of the elements of `descriptor` (of `type`), from
-  /// its run-time sizes.
-  Value getByteSize(MemRefDescriptor &descriptor, MemRefType type,
-                    ConversionPatternRewriter &rewriter, Location loc) const {
-    Value bytes = this->getSizeInBytes(loc, type.getElementType(), rewriter);
-    for (int64_t dim = 0, rank = type.getRank(); dim < rank; ++dim)
-      bytes = LLVM::MulOp::create(rewriter, loc, bytes,
-                                  descriptor.size(rewriter, loc, dim));
-    return bytes;
   }
 
   /// Replaces `op`: its async token becomes the stream (the work is ordered
   /// on it); a sync-form op waits for the stream first, unless its calls
   /// were synchronous already (`enqueued` false).
   void finish(OpTy op, const OpPlan &plan, ValueRange results,
-              ConversionPatternRewriter &rewriter,
-              bool enqueued = true) const {
+              ConversionPatternRewriter &rewriter, bool enqueued = true) const {
     SmallVector<Value> replacements(results);
-    if (op.getAsyncToken()) {
+    if (op.getAsyncToken())
       replacements.push_back(plan.stream);
-    } else if (enqueued) {
-      CheckedCaller call(support, rewriter, op.getLoc(), plan.where);
-      call("cudaStreamSynchronize", {plan.stream},
-           "wait for a sync-form gpu op");
-    }
+    else if (enqueued)
+      callSupport(rewriter, op.getLoc(), plan, "__etcopy_stream_synchronize",
+                  plan.stream);
     rewriter.replaceOp(op, replacements);
+  }
+
+  /// The address of the first element of the memref `memref`, whose
+  /// converted descriptor is `descriptor`.
+  Value getFirstElement(ConversionPatternRewriter &rewriter, Location loc,
+                        Value memref, Value descriptor,
+                        FunctionValues &values) const {
+    // A view of an arena: the arena's address plus the view's byte shift.
+    if (auto view = memref.getDefiningOp<memref::ViewOp>();
+        view && addressOnlyViews.contains(view)) {
+      Value base = extractField(
+          rewriter, loc, rewriter.getRemappedValue(view.getSource()),
+          ArrayRef<int64_t>{kAlignedPtrPosInMemRefDescriptor});
+      Value shift = rewriter.getRemappedValue(view.getByteShift());
+      if (matchPattern(shift, m_Zero()))
+        return base;
+      return LLVM::GEPOp::create(rewriter, loc, this->getPtrType(),
+                                 rewriter.getI8Type(), base, shift);
+    }
+    auto type = cast<MemRefType>(memref.getType());
+    Value aligned =
+        extractField(rewriter, loc, descriptor,
+                     ArrayRef<int64_t>{kAlignedPtrPosInMemRefDescriptor});
+    SmallVector<int64_t> strides;
+    int64_t offset;
+    (void)getStridesAndOffset(type, strides, offset);
+    if (offset == 0)
+      return aligned;
+    Value elementOffset =
+        ShapedType::isDynamic(offset)
+            ? extractField(rewriter, loc, descriptor,
+                           ArrayRef<int64_t>{kOffsetPosInMemRefDescriptor})
+            : values.getI64(rewriter, offset);
+    return LLVM::GEPOp::create(
+        rewriter, loc, this->getPtrType(),
+        this->getTypeConverter()->convertType(type.getElementType()), aligned,
+        elementOffset);
+  }
+
+  /// The number of elements of `descriptor` (of `type`): a shared constant
+  /// for static shapes.
+  Value getElementCount(OpBuilder &builder, Location loc, Value descriptor,
+                        MemRefType type, FunctionValues &values) const {
+    if (type.hasStaticShape())
+      return values.getI64(builder, type.getNumElements());
+    Value count;
+    for (int64_t dim = 0, rank = type.getRank(); dim < rank; ++dim) {
+      Value size =
+          type.isDynamicDim(dim)
+              ? extractField(builder, loc, descriptor,
+                             ArrayRef<int64_t>{kSizePosInMemRefDescriptor, dim})
+              : values.getI64(builder, type.getDimSize(dim));
+      count = count ? LLVM::MulOp::create(builder, loc, count, size) : size;
+    }
+    return count;
+  }
+
+  /// The bytes of one element of `type`.
+  Value getElementBytes(ConversionPatternRewriter &rewriter, Location loc,
+                        MemRefType type, FunctionValues &values) const {
+    if (std::optional<int64_t> bytes = getStaticElementBytes(
+            type.getElementType(),
+            this->getTypeConverter()->getIndexTypeBitwidth()))
+      return values.getI64(rewriter, *bytes);
+    return this->getSizeInBytes(loc, type.getElementType(), rewriter);
   }
 
   RuntimeSupport &support;
   const PlanMap &plans;
+  const DenseSet<Operation *> &addressOnlyViews;
 };
 
 /// gpu.alloc -> cudaMallocAsync (cudaMallocManaged for host_shared).
@@ -1107,24 +1213,42 @@ struct AllocLowering : public RuntimeOpLowering<gpu::AllocOp> {
   matchAndRewrite(gpu::AllocOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     const OpPlan &plan = getPlan(op);
+    FunctionValues &values = getValues(plan);
     Location loc = op.getLoc();
     MemRefType type = op.getType();
     prepare(op, plan, adaptor.getAsyncDependencies(), rewriter);
 
     SmallVector<Value> shape, strides;
     Value bytes;
-    getMemRefDescriptorSizes(loc, type, adaptor.getDynamicSizes(), rewriter,
-                             shape, strides, bytes);
-    CheckedCaller call(support, rewriter, loc, plan.where);
-    if (op.getHostShared())
-      call("cudaMallocManaged",
-           {plan.pointerSlot, bytes, call.i32(kMemAttachGlobal)},
-           "allocate host-shared memory", bytes);
-    else
-      call("cudaMallocAsync", {plan.pointerSlot, bytes, plan.stream},
-           "allocate device memory", bytes);
+    if (type.hasStaticShape()) {
+      Type indexType = getIndexType();
+      int64_t stride = 1;
+      shape.resize(type.getRank());
+      strides.resize(type.getRank());
+      for (int64_t dim = type.getRank() - 1; dim >= 0; --dim) {
+        shape[dim] = createIndexAttrConstant(rewriter, loc, indexType,
+                                             type.getDimSize(dim));
+        strides[dim] =
+            createIndexAttrConstant(rewriter, loc, indexType, stride);
+        stride *= type.getDimSize(dim);
+      }
+      if (std::optional<int64_t> elementBytes =
+              getStaticElementBytes(type.getElementType(),
+                                    getTypeConverter()->getIndexTypeBitwidth()))
+        bytes = values.getI64(rewriter, type.getNumElements() * *elementBytes);
+      else
+        bytes = LLVM::MulOp::create(
+            rewriter, loc, values.getI64(rewriter, type.getNumElements()),
+            getSizeInBytes(loc, type.getElementType(), rewriter));
+    } else {
+      getMemRefDescriptorSizes(loc, type, adaptor.getDynamicSizes(), rewriter,
+                               shape, strides, bytes);
+    }
     Value pointer =
-        LLVM::LoadOp::create(rewriter, loc, getPtrType(), plan.pointerSlot);
+        op.getHostShared()
+            ? callSupport(rewriter, loc, plan, "__etcopy_malloc_managed", bytes)
+            : callSupport(rewriter, loc, plan, "__etcopy_malloc",
+                          {bytes, plan.stream});
     Value descriptor = createMemRefDescriptor(loc, type, pointer, pointer,
                                               shape, strides, rewriter);
     // cudaMallocManaged is synchronous.
@@ -1146,24 +1270,21 @@ struct DeallocLowering : public RuntimeOpLowering<gpu::DeallocOp> {
     Location loc = op.getLoc();
     prepare(op, plan, adaptor.getAsyncDependencies(), rewriter);
     Value pointer =
-        MemRefDescriptor(adaptor.getMemref()).allocatedPtr(rewriter, loc);
-    CheckedCaller call(support, rewriter, loc, plan.where);
+        extractField(rewriter, loc, adaptor.getMemref(),
+                     ArrayRef<int64_t>{kAllocatedPtrPosInMemRefDescriptor});
     auto alloc = op.getMemref().getDefiningOp<gpu::AllocOp>();
-    if (alloc && alloc.getHostShared()) {
-      // Managed memory is not stream-ordered: finish the work using it.
-      call("cudaStreamSynchronize", {plan.stream},
-           "wait before freeing host-shared memory");
-      call("cudaFree", {pointer}, "free host-shared memory");
-    } else {
-      call("cudaFreeAsync", {pointer, plan.stream}, "free device memory");
-    }
-    finish(op, plan, {}, rewriter);
+    bool managed = alloc && alloc.getHostShared();
+    callSupport(rewriter, loc, plan,
+                managed ? "__etcopy_free_managed" : "__etcopy_free",
+                {pointer, plan.stream});
+    // Freeing managed memory waits for the stream and is synchronous.
+    finish(op, plan, {}, rewriter, /*enqueued=*/!managed);
     return success();
   }
 };
 
-/// gpu.memcpy -> cudaMemcpyAsync for contiguous data, the strided helper
-/// (cudaMemcpy2DAsync) otherwise.
+/// gpu.memcpy -> cudaMemcpyAsync for contiguous data of static size, the
+/// strided copy (which also checks dynamic sizes) otherwise.
 struct MemcpyLowering : public RuntimeOpLowering<gpu::MemcpyOp> {
   using RuntimeOpLowering::RuntimeOpLowering;
 
@@ -1171,91 +1292,96 @@ struct MemcpyLowering : public RuntimeOpLowering<gpu::MemcpyOp> {
   matchAndRewrite(gpu::MemcpyOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     const OpPlan &plan = getPlan(op);
+    FunctionValues &values = getValues(plan);
     Location loc = op.getLoc();
     MemRefType srcType = op.getSrc().getType();
-    MemRefType dstType = op.getDst().getType();
     prepare(op, plan, adaptor.getAsyncDependencies(), rewriter);
 
     auto [srcPlace, dstPlace] = classifyCopy(op);
-    auto [kind, what] = getCopyKind(srcPlace, dstPlace);
-    CheckedCaller call(support, rewriter, loc, plan.where);
-    MemRefDescriptor src(adaptor.getSrc()), dst(adaptor.getDst());
-    // Static sizes agree (gpu.memcpy's verifier); dynamic ones are checked
-    // at run time, since the copy uses the source's sizes for both sides.
-    for (int64_t dim = 0, rank = srcType.getRank(); dim < rank; ++dim) {
-      if (!srcType.isDynamicDim(dim) && !dstType.isDynamicDim(dim))
-        continue;
-      Value where = LLVM::AddressOfOp::create(rewriter, loc, plan.where);
-      Value whatAddr = LLVM::AddressOfOp::create(
-          rewriter, loc, support.getString(rewriter, what));
-      LLVM::CallOp::create(
-          rewriter, loc, support.getFunction("__etcopy_check_copy_size"),
-          ValueRange{src.size(rewriter, loc, dim), dst.size(rewriter, loc, dim),
-                     call.i64(dim), where, whatAddr});
-    }
-    Value srcPtr = src.bufferPtr(rewriter, loc, *getTypeConverter(), srcType);
-    Value dstPtr = dst.bufferPtr(rewriter, loc, *getTypeConverter(), dstType);
-    Value kindValue = call.i32(static_cast<int32_t>(kind));
-
-    if (!plan.sizesArray) {
-      // Contiguous: one copy of all elements.
-      Value bytes = getByteSize(src, srcType, rewriter, loc);
-      call("cudaMemcpyAsync", {dstPtr, srcPtr, bytes, kindValue, plan.stream},
-           what, bytes);
+    Value kind = values.getI32(
+        rewriter, static_cast<int32_t>(getCopyKind(srcPlace, dstPlace)));
+    unsigned indexBitwidth = getTypeConverter()->getIndexTypeBitwidth();
+    if (isSimpleCopy(op, indexBitwidth)) {
+      // Static sizes agree (gpu.memcpy's verifier): one copy.
+      Value src =
+          getFirstElement(rewriter, loc, op.getSrc(), adaptor.getSrc(), values);
+      Value dst =
+          getFirstElement(rewriter, loc, op.getDst(), adaptor.getDst(), values);
+      Value bytes = values.getI64(
+          rewriter,
+          srcType.getNumElements() *
+              *getStaticElementBytes(srcType.getElementType(), indexBitwidth));
+      callSupport(rewriter, loc, plan, "__etcopy_memcpy",
+                  {dst, src, bytes, kind, plan.stream});
     } else {
-      int64_t rank = srcType.getRank();
-      Type i64 = rewriter.getI64Type();
-      Value elementBytes =
-          getSizeInBytes(loc, srcType.getElementType(), rewriter);
-      auto store = [&](Value array, int64_t index, Value value) {
-        Value address = LLVM::GEPOp::create(
-            rewriter, loc, getPtrType(), i64, array,
-            ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(index)});
-        LLVM::StoreOp::create(rewriter, loc, value, address);
-      };
-      for (int64_t dim = 0; dim < rank; ++dim) {
-        store(plan.sizesArray, dim, src.size(rewriter, loc, dim));
-        store(plan.dstStridesArray, dim, dst.stride(rewriter, loc, dim));
-        store(plan.srcStridesArray, dim, src.stride(rewriter, loc, dim));
-      }
-      Value where = LLVM::AddressOfOp::create(rewriter, loc, plan.where);
-      Value whatAddr =
-          LLVM::AddressOfOp::create(rewriter, loc, support.getString(rewriter, what));
-      LLVM::CallOp::create(
-          rewriter, loc, support.getFunction("__etcopy_memcpy_strided"),
-          ValueRange{dstPtr, srcPtr, call.i64(rank), plan.sizesArray,
-                     plan.dstStridesArray, plan.srcStridesArray, elementBytes,
-                     kindValue, plan.stream, where, whatAddr});
+      // The helper reads sizes and strides from the descriptors, compares
+      // dynamic sizes and picks the copies.
+      Value dstSlot =
+          values.getSlot(rewriter, adaptor.getDst().getType(), /*index=*/0);
+      Value srcSlot =
+          values.getSlot(rewriter, adaptor.getSrc().getType(), /*index=*/1);
+      LLVM::StoreOp::create(rewriter, loc, adaptor.getDst(), dstSlot);
+      LLVM::StoreOp::create(rewriter, loc, adaptor.getSrc(), srcSlot);
+      callSupport(rewriter, loc, plan, "__etcopy_memcpy_strided",
+                  {dstSlot, srcSlot, values.getI64(rewriter, srcType.getRank()),
+                   getElementBytes(rewriter, loc, srcType, values), kind,
+                   plan.stream});
     }
     finish(op, plan, {}, rewriter);
     return success();
   }
 };
 
-/// gpu.memset of a repeated-byte constant -> cudaMemsetAsync.
+/// gpu.memset -> cudaMemsetAsync for a repeated byte, else the driver's
+/// cuMemsetD16Async / cuMemsetD32Async.
 struct MemsetLowering : public RuntimeOpLowering<gpu::MemsetOp> {
   using RuntimeOpLowering::RuntimeOpLowering;
 
   LogicalResult
   matchAndRewrite(gpu::MemsetOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
+    std::string why;
+    FailureOr<MemsetPlan> memsetPlan =
+        planMemset(op, getTypeConverter()->getIndexTypeBitwidth(), why);
+    if (failed(memsetPlan))
+      return rewriter.notifyMatchFailure(op, why);
     const OpPlan &plan = getPlan(op);
+    FunctionValues &values = getValues(plan);
     Location loc = op.getLoc();
     MemRefType type = op.getDst().getType();
-    Attribute value;
-    if (!matchPattern(op.getValue(), m_Constant(&value)))
-      return rewriter.notifyMatchFailure(op, "value is not a constant");
-    std::optional<uint8_t> byte = getRepeatedByte(value);
-    if (!byte)
-      return rewriter.notifyMatchFailure(op, "value is not a repeated byte");
     prepare(op, plan, adaptor.getAsyncDependencies(), rewriter);
 
-    CheckedCaller call(support, rewriter, loc, plan.where);
-    MemRefDescriptor dst(adaptor.getDst());
-    Value pointer = dst.bufferPtr(rewriter, loc, *getTypeConverter(), type);
-    Value bytes = getByteSize(dst, type, rewriter, loc);
-    call("cudaMemsetAsync", {pointer, call.i32(*byte), bytes, plan.stream},
-         "set device memory", bytes);
+    Value pointer =
+        getFirstElement(rewriter, loc, op.getDst(), adaptor.getDst(), values);
+    Value count;
+    if (type.hasStaticShape()) {
+      count = values.getI64(rewriter, type.getNumElements() *
+                                          memsetPlan->unitsPerElement);
+    } else {
+      count = getElementCount(rewriter, loc, adaptor.getDst(), type, values);
+      if (memsetPlan->unitsPerElement != 1)
+        count = LLVM::MulOp::create(
+            rewriter, loc, count,
+            values.getI64(rewriter, memsetPlan->unitsPerElement));
+    }
+    Value value;
+    if (memsetPlan->constant) {
+      value =
+          values.getI32(rewriter, static_cast<int32_t>(*memsetPlan->constant));
+    } else {
+      // The value's bits, zero-extended to 32.
+      Type i32 = rewriter.getI32Type();
+      value = adaptor.getValue();
+      unsigned bits = value.getType().getIntOrFloatBitWidth();
+      if (!isa<IntegerType>(value.getType()))
+        value = LLVM::BitcastOp::create(rewriter, loc,
+                                        rewriter.getIntegerType(bits), value);
+      if (bits < 32)
+        value = LLVM::ZExtOp::create(rewriter, loc, i32, value);
+    }
+    callSupport(rewriter, loc, plan, "__etcopy_memset",
+                {pointer, value, count,
+                 values.getI32(rewriter, memsetPlan->unitBytes), plan.stream});
     finish(op, plan, {}, rewriter);
     return success();
   }
@@ -1276,17 +1402,52 @@ struct WaitLowering : public RuntimeOpLowering<gpu::WaitOp> {
       rewriter.replaceOp(op, plan.stream);
       return success();
     }
-    CheckedCaller call(support, rewriter, op.getLoc(), plan.where);
     ValueRange dependencies = adaptor.getAsyncDependencies();
     llvm::SetVector<Value> streams(dependencies.begin(), dependencies.end());
     if (streams.empty())
-      streams.insert(plan.allStreams.begin(), plan.allStreams.end());
+      for (Value stream : llvm::make_second_range(plan.function->streams))
+        streams.insert(stream);
     for (Value stream : streams)
-      call("cudaStreamSynchronize", {stream}, "host wait");
+      callSupport(rewriter, op.getLoc(), plan, "__etcopy_stream_synchronize",
+                  stream);
     rewriter.eraseOp(op);
     return success();
   }
 };
+
+//===----------------------------------------------------------------------===//
+// Clean-up
+//===----------------------------------------------------------------------===//
+
+/// Folds reads of descriptor fields and constant address arithmetic that
+/// the conversion's patterns left behind, then erases dead pure ops, in
+/// `func`: one pass over its ops and one back.
+void foldAndEraseDeadOps(LLVM::LLVMFuncOp func) {
+  for (Block &block : func.getBody()) {
+    for (Operation &op : llvm::make_early_inc_range(block)) {
+      if (!isa<LLVM::ExtractValueOp, LLVM::GEPOp>(op))
+        continue;
+      // A GEP first folds its constant operands in place, then may fold
+      // away.
+      for (int attempt = 0; attempt < 2; ++attempt) {
+        SmallVector<OpFoldResult, 1> results;
+        if (failed(op.fold(results)))
+          break;
+        if (results.empty())
+          continue;
+        if (auto value = dyn_cast<Value>(results.front())) {
+          op.getResult(0).replaceAllUsesWith(value);
+          op.erase();
+        }
+        break;
+      }
+    }
+  }
+  for (Block &block : llvm::reverse(func.getBody()))
+    for (Operation &op : llvm::make_early_inc_range(llvm::reverse(block)))
+      if (isOpTriviallyDead(&op))
+        op.erase();
+}
 
 //===----------------------------------------------------------------------===//
 // Pass
@@ -1318,65 +1479,68 @@ void mlir::etcopy::populateCUDARuntimeTypeConversions(
 
 /// True if `type` still mentions a device placement or an async token.
 static bool mentionsUnloweredType(Type type) {
-  bool found = false;
-  type.walk([&](Attribute attr) { found |= isa<DeviceAttr>(attr); });
-  type.walk([&](Type nested) { found |= isa<gpu::AsyncTokenType>(nested); });
-  return found;
+  return type.walk([](Attribute attr) {
+               return isa<DeviceAttr>(attr) ? WalkResult::interrupt()
+                                            : WalkResult::advance();
+             })
+             .wasInterrupted() ||
+         type.walk([](Type nested) {
+               return isa<gpu::AsyncTokenType>(nested) ? WalkResult::interrupt()
+                                                       : WalkResult::advance();
+             })
+             .wasInterrupted();
 }
 
 void ConvertGPUToCUDARuntimePass::runOnOperation() {
   ModuleOp module = getOperation();
   MLIRContext *ctx = &getContext();
-  if (failed(validate(module)))
-    return signalPassFailure();
-
-  // Collect the runtime ops of each function.
-  llvm::MapVector<func::FuncOp, SmallVector<Operation *>> work;
-  bool needsStridedCopy = false, needsStreamJoin = false;
-  module.walk([&](Operation *op) {
-    if (!isRuntimeOp(op) || op->getParentOfType<gpu::GPUModuleOp>())
-      return;
-    work[op->getParentOfType<func::FuncOp>()].push_back(op);
-    if (auto copy = dyn_cast<gpu::MemcpyOp>(op))
-      needsStridedCopy |= !isContiguous(copy.getSrc().getType()) ||
-                          !isContiguous(copy.getDst().getType());
-  });
-
-  // Calls to delegates, which must run on their device.
-  SmallVector<std::pair<func::CallOp, DeviceAttr>> delegateCalls;
-  {
-    SymbolTable symbols(module);
-    module.walk([&](func::CallOp call) {
-      if (auto callee = symbols.lookup<func::FuncOp>(call.getCallee()))
-        if (DeviceAttr device = getDelegateDevice(callee))
-          delegateCalls.emplace_back(call, device);
-    });
-  }
-
-  RuntimeSupport support(module);
-  PlanMap plans;
-  DenseMap<Operation *, int64_t> homeDevices;
-  if (!work.empty() || !delegateCalls.empty()) {
-    if (failed(support.addChunk(kRuntimeDeclarations)) ||
-        (needsStridedCopy && failed(support.addChunk(kStridedCopy))) ||
-        (!delegateCalls.empty() && failed(support.addChunk(kDelegateDevice))))
-      return signalPassFailure();
-    for (auto &[func, ops] : work) {
-      homeDevices[func] = planFunction(func, ops, support, plans);
-      needsStreamJoin |= plans[ops.front()].multiStream;
-    }
-    if (needsStreamJoin && failed(support.addChunk(kStreamJoin)))
-      return signalPassFailure();
-    numStreams = work.size();
-    switchDevicesForDelegates(delegateCalls, homeDevices, support);
-  }
-
-  // Lower the runtime ops and, with the dialects' own patterns, the rest.
   LowerToLLVMOptions options(ctx, DataLayout(module));
   LLVMTypeConverter converter(ctx, options);
   populateCUDARuntimeTypeConversions(converter);
+
+  SymbolTable symbols(module);
+  ModuleWork work;
+  if (failed(validateAndCollect(module, symbols,
+                                converter.getIndexTypeBitwidth(), work)))
+    return signalPassFailure();
+
+  RuntimeSupport support(module, symbols);
+  llvm::StringMap<LLVM::GlobalOp> fileGlobals;
+  DenseMap<Operation *, std::unique_ptr<FunctionValues>> functionValues;
+  auto getValues = [&](func::FuncOp func) -> FunctionValues & {
+    std::unique_ptr<FunctionValues> &values = functionValues[func];
+    if (!values)
+      values =
+          std::make_unique<FunctionValues>(func, support, symbols, fileGlobals);
+    return *values;
+  };
+  PlanMap plans;
+  // Deque: op plans point at their function's plan.
+  std::deque<FunctionPlan> functionPlans;
+  DenseMap<Operation *, int64_t> homeDevices;
+  for (auto &[func, ops] : work.runtimeOps) {
+    FunctionPlan &plan = functionPlans.emplace_back(getValues(func));
+    homeDevices[func] = planFunction(func, ops, plan, plans);
+  }
+  numStreams = work.runtimeOps.size();
+  switchDevicesForDelegates(work.delegateCalls, homeDevices, getValues,
+                            support);
+  if (failed(support.checkModuleSymbols()))
+    return signalPassFailure();
+
+  DenseSet<Operation *> addressOnlyViews;
+  for (auto &[func, ops] : work.runtimeOps)
+    for (Operation *op : ops)
+      for (Value operand : op->getOperands())
+        if (auto view = operand.getDefiningOp<memref::ViewOp>();
+            view && isAddressOnlyView(view, converter.getIndexTypeBitwidth()))
+          addressOnlyViews.insert(view);
+
+  // Lower the runtime ops and, with the dialects' own patterns, the rest.
   LLVMConversionTarget target(*ctx);
   target.addIllegalDialect<gpu::GPUDialect>();
+  target.addDynamicallyLegalOp<memref::ViewOp>(
+      [&](memref::ViewOp view) { return addressOnlyViews.contains(view); });
   target.addLegalOp<gpu::GPUModuleOp>();
   target.markOpRecursivelyLegal<gpu::GPUModuleOp>();
 
@@ -1390,41 +1554,54 @@ void ConvertGPUToCUDARuntimePass::runOnOperation() {
                                                      patterns);
   }
   patterns.add<AllocLowering, DeallocLowering, MemcpyLowering, MemsetLowering,
-               WaitLowering>(converter, support, plans);
+               WaitLowering>(converter, support, plans, addressOnlyViews);
   if (failed(applyPartialConversion(module, target, std::move(patterns))))
     return signalPassFailure();
+  support.emit();
 
-  // Nothing etcopy- or token-typed may survive, and the etcopy discardable
-  // attributes have no meaning in LLVM IR.
+  // Fold what the patterns left, check that nothing etcopy- or token-typed
+  // survived, drop the etcopy discardable attributes (they have no meaning
+  // in LLVM IR) and count the call sites of the runtime support.
   bool leftovers = false;
-  module.walk<WalkOrder::PreOrder>([&](Operation *op) {
-    if (isa<gpu::GPUModuleOp>(op))
-      return WalkResult::skip();
-    for (NamedAttribute attr : llvm::to_vector(op->getDiscardableAttrs()))
-      if (attr.getName().getValue().starts_with("etcopy."))
-        op->removeDiscardableAttr(attr.getName());
-    if (isa<UnrealizedConversionCastOp>(op))
-      return WalkResult::advance();
-    for (Type type :
-         llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes()))
-      if (mentionsUnloweredType(type)) {
-        op->emitError("'")
-            << op->getName() << "' was left with type " << type
-            << " that convert-gpu-to-cuda-runtime could not lower";
-        leftovers = true;
-        break;
+  DenseMap<Type, bool> unlowered;
+  auto isUnlowered = [&](Type type) {
+    auto [it, inserted] = unlowered.try_emplace(type);
+    if (inserted)
+      it->second = mentionsUnloweredType(type);
+    return it->second;
+  };
+  for (Operation &op : *module.getBody()) {
+    auto func = dyn_cast<LLVM::LLVMFuncOp>(op);
+    if (func && support.isSupportFunction(func.getName()))
+      continue;
+    if (func)
+      foldAndEraseDeadOps(func);
+    op.walk<WalkOrder::PreOrder>([&](Operation *nested) {
+      if (isa<gpu::GPUModuleOp>(nested))
+        return WalkResult::skip();
+      for (NamedAttribute attr : llvm::to_vector(nested->getDiscardableAttrs()))
+        if (attr.getName().getValue().starts_with("etcopy."))
+          nested->removeDiscardableAttr(attr.getName());
+      if (auto call = dyn_cast<LLVM::CallOp>(nested)) {
+        std::optional<StringRef> callee = call.getCallee();
+        if (callee && support.isSupportFunction(*callee))
+          ++numRuntimeCalls;
+        return WalkResult::advance();
       }
-    return WalkResult::advance();
-  });
+      if (isa<UnrealizedConversionCastOp>(nested))
+        return WalkResult::advance();
+      for (Type type : llvm::concat<Type>(nested->getOperandTypes(),
+                                          nested->getResultTypes()))
+        if (isUnlowered(type)) {
+          nested->emitError("'")
+              << nested->getName() << "' was left with type " << type
+              << " that convert-gpu-to-cuda-runtime could not lower";
+          leftovers = true;
+          break;
+        }
+      return WalkResult::advance();
+    });
+  }
   if (leftovers)
-    return signalPassFailure();
-  // Call sites in the program, not in the runtime support emitted with it.
-  module.walk([&](LLVM::CallOp call) {
-    auto caller = call->getParentOfType<LLVM::LLVMFuncOp>();
-    std::optional<StringRef> callee = call.getCallee();
-    if (callee && callee->starts_with("cuda") && caller &&
-        !caller.getName().starts_with("__etcopy") &&
-        caller.getName() != "etcopy_cuda_error")
-      ++numRuntimeCalls;
-  });
+    signalPassFailure();
 }

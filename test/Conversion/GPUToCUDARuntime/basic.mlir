@@ -2,31 +2,58 @@
 // RUN:   | FileCheck %s --implicit-check-not=gpu. --implicit-check-not=#etcopy
 
 // Async forms, as convert-etcopy-to-gpu emits them: one stream for the
-// function, created at entry and synchronised and destroyed at the return;
-// tokens are the stream, so no per-op synchronisation.
+// function, created at entry and destroyed at the return; tokens are the
+// stream, so no per-op synchronisation. Every op is one call of a checked
+// wrapper of the runtime support, whose last arguments are the op's file,
+// line and column. The whole function is shown: the shared constants come
+// first, each used, and nothing else is emitted.
 
 // CHECK-LABEL: llvm.func @async_round_trip
-// CHECK:      %[[SLOT:.*]] = llvm.alloca %{{.*}} x !llvm.ptr
-// CHECK:      llvm.call @cudaGetDevice
-// CHECK:      %[[DEV0:.*]] = llvm.mlir.constant(0 : i32) : i32
-// CHECK:      llvm.call @cudaSetDevice(%[[DEV0]])
-// CHECK:      %[[NONBLOCKING:.*]] = llvm.mlir.constant(1 : i32) : i32
-// CHECK:      llvm.call @cudaStreamCreateWithFlags(%[[SLOT]], %[[NONBLOCKING]])
-// CHECK:      %[[STREAM:.*]] = llvm.load %[[SLOT]] : !llvm.ptr -> !llvm.ptr
-// CHECK:      %[[ERR:.*]] = llvm.call @cudaMallocAsync(%[[SLOT]], %[[BYTES:.*]], %[[STREAM]])
-// CHECK:      llvm.call @__etcopy_cuda_check(%[[ERR]], %{{.*}}, %{{.*}}, %{{.*}}, %[[BYTES]])
-// CHECK:      %[[H2D:.*]] = llvm.mlir.constant(1 : i32) : i32
-// CHECK:      llvm.call @cudaMemcpyAsync(%{{.*}}, %{{.*}}, %{{.*}}, %[[H2D]], %[[STREAM]])
-// CHECK:      %[[D2H:.*]] = llvm.mlir.constant(2 : i32) : i32
-// CHECK:      llvm.call @cudaMemcpyAsync(%{{.*}}, %{{.*}}, %{{.*}}, %[[D2H]], %[[STREAM]])
-// CHECK:      llvm.call @cudaFreeAsync(%{{.*}}, %[[STREAM]])
-// The explicit gpu.wait, then the function's own teardown.
-// CHECK:      llvm.call @cudaStreamSynchronize(%[[STREAM]])
-// CHECK:      llvm.call @cudaStreamSynchronize(%[[STREAM]])
-// CHECK-NEXT: llvm.mlir.constant
-// CHECK:      llvm.call @cudaStreamDestroy(%[[STREAM]])
-// CHECK:      llvm.call @cudaSetDevice
-// CHECK:      llvm.return
+// CHECK-SAME: (%{{[^:]+}}: !llvm.ptr, %[[H:[^:]+]]: !llvm.ptr, %{{[^:]+}}: i64, %{{[^:]+}}: i64, %{{[^:]+}}: i64, %{{[^:]+}}: i64, %{{[^:]+}}: i64, %{{[^:]+}}: !llvm.ptr, %[[OUT:[^:]+]]: !llvm.ptr,
+// CHECK-NEXT: %[[FILE:.*]] = llvm.mlir.addressof @[[FILE_SYMBOL:__etcopy_file[_0-9]*]] : !llvm.ptr
+// CHECK-NEXT: %[[ONE:.*]] = llvm.mlir.constant(1 : i32) : i32
+// CHECK-NEXT: %[[ZERO:.*]] = llvm.mlir.constant(0 : i32) : i32
+// CHECK-NEXT: %[[COL9:.*]] = llvm.mlir.constant(9 : i32) : i32
+// CHECK-NEXT: %[[COL13:.*]] = llvm.mlir.constant(13 : i32) : i32
+// CHECK-NEXT: %[[COL3:.*]] = llvm.mlir.constant(3 : i32) : i32
+// CHECK-NEXT: %[[BYTES:.*]] = llvm.mlir.constant(24 : i64) : i64
+// CHECK-NEXT: %[[TWO:.*]] = llvm.mlir.constant(2 : i32) : i32
+// CHECK-NEXT: %[[L_FUNC:.*]] = llvm.mlir.constant([[# @LINE + 36]] : i32) : i32
+// The caller's device is saved, cuda:0 selected and a stream created on it.
+// CHECK-NEXT: %[[PREVIOUS:.*]] = llvm.call @__etcopy_get_device(%[[FILE]], %[[L_FUNC]], %[[ONE]]) : (!llvm.ptr, i32, i32) -> i32
+// CHECK-NEXT: %[[STREAM:.*]] = llvm.call @__etcopy_stream_create(%[[ZERO]], %[[FILE]], %[[L_FUNC]], %[[ONE]]) : (i32, !llvm.ptr, i32, i32) -> !llvm.ptr
+// CHECK-NEXT: %[[L_ALLOC:.*]] = llvm.mlir.constant([[# @LINE + 34]] : i32) : i32
+// CHECK-NEXT: %[[D:.*]] = llvm.call @__etcopy_malloc(%[[BYTES]], %[[STREAM]], %[[FILE]], %[[L_ALLOC]], %[[COL13]]) : (i64, !llvm.ptr, !llvm.ptr, i32, i32) -> !llvm.ptr
+// The copies use the first elements and a static byte count; 1 is
+// cudaMemcpyHostToDevice, 2 cudaMemcpyDeviceToHost.
+// CHECK-NEXT: %[[L_H2D:.*]] = llvm.mlir.constant([[# @LINE + 31]] : i32) : i32
+// CHECK-NEXT: llvm.call @__etcopy_memcpy(%[[D]], %[[H]], %[[BYTES]], %[[ONE]], %[[STREAM]], %[[FILE]], %[[L_H2D]], %[[COL9]]) : (!llvm.ptr, !llvm.ptr, i64, i32, !llvm.ptr, !llvm.ptr, i32, i32) -> ()
+// CHECK-NEXT: %[[L_D2H:.*]] = llvm.mlir.constant([[# @LINE + 30]] : i32) : i32
+// CHECK-NEXT: llvm.call @__etcopy_memcpy(%[[OUT]], %[[D]], %[[BYTES]], %[[TWO]], %[[STREAM]], %[[FILE]], %[[L_D2H]], %[[COL9]])
+// CHECK-NEXT: %[[L_FREE:.*]] = llvm.mlir.constant([[# @LINE + 29]] : i32) : i32
+// CHECK-NEXT: llvm.call @__etcopy_free(%[[D]], %[[STREAM]], %[[FILE]], %[[L_FREE]], %[[COL9]])
+// The explicit gpu.wait synchronises; the teardown does not do it again
+// (its second argument says so) before destroying the stream.
+// CHECK-NEXT: %[[L_WAIT:.*]] = llvm.mlir.constant([[# @LINE + 26]] : i32) : i32
+// CHECK-NEXT: llvm.call @__etcopy_stream_synchronize(%[[STREAM]], %[[FILE]], %[[L_WAIT]], %[[COL3]])
+// CHECK-NEXT: %[[L_RETURN:.*]] = llvm.mlir.constant([[# @LINE + 25]] : i32) : i32
+// CHECK-NEXT: llvm.call @__etcopy_stream_destroy(%[[STREAM]], %[[ZERO]], %[[FILE]], %[[L_RETURN]], %[[COL3]])
+// CHECK-NEXT: llvm.call @__etcopy_restore_device(%[[PREVIOUS]], %[[FILE]], %[[L_RETURN]], %[[COL3]])
+// CHECK-NEXT: llvm.return
+
+// The file name is one global, shared by every location in the file.
+// CHECK: llvm.mlir.global private constant @[[FILE_SYMBOL]]("{{.*}}basic.mlir\00")
+// Each wrapper calls its entry point and hands a failure to the error
+// policy with the location.
+// CHECK-LABEL: llvm.func linkonce_odr @__etcopy_malloc(
+// CHECK: llvm.call @cudaMallocAsync(
+// CHECK-LABEL: llvm.func linkonce_odr @__etcopy_memcpy(
+// CHECK-SAME: %{{[^:]+}}: !llvm.ptr, %{{[^:]+}}: !llvm.ptr, %[[BYTES_ARG:[^:]+]]: i64, %{{[^:]+}}: i32, %{{[^:]+}}: !llvm.ptr, %[[FILE_ARG:[^:]+]]: !llvm.ptr, %[[LINE_ARG:[^:]+]]: i32, %[[COL_ARG:[^:]+]]: i32)
+// CHECK: %[[ERR:.*]] = llvm.call @cudaMemcpyAsync(
+// CHECK: llvm.icmp "eq" %[[ERR]]
+// CHECK: llvm.call fastcc @{{.*}}report(%[[ERR]], %[[FILE_ARG]], %[[LINE_ARG]], %[[COL_ARG]], %{{.*}}, %{{.*}}, %[[BYTES_ARG]])
+// The error policy is weak: a program replaces it by defining it.
+// CHECK: llvm.func weak @etcopy_cuda_error(
 func.func @async_round_trip(%h: memref<2x3xf32>, %out: memref<2x3xf32>) {
   %t0 = gpu.wait async
   %d, %t1 = gpu.alloc async [%t0] () : memref<2x3xf32, #etcopy.device<cuda:0>>
@@ -37,36 +64,35 @@ func.func @async_round_trip(%h: memref<2x3xf32>, %out: memref<2x3xf32>) {
   return
 }
 
-// The runtime support is emitted once: the weak error policy and the checker.
-// CHECK-DAG: llvm.func weak @etcopy_cuda_error(
-// CHECK-DAG: llvm.func linkonce_odr @__etcopy_cuda_check(
-// CHECK-DAG: llvm.func @cudaMemcpyAsync(!llvm.ptr, !llvm.ptr, i64, i32, !llvm.ptr) -> i32
-// The op's source location is what a failure reports.
-// CHECK-DAG: llvm.mlir.global internal constant @{{.*}}("{{.*}}basic.mlir:30:
-// CHECK-DAG: llvm.mlir.global internal constant @{{.*}}("host-to-device\00")
-
 // -----
 
 // Sync forms, as upstream passes produce them: each op completes before it
-// returns, so each is followed by a stream synchronisation. Without an
-// #etcopy.device there is no cudaSetDevice: the current device is used.
+// returns, so each is followed by a stream synchronisation; the last one
+// makes the teardown's unnecessary (second argument 0). Without an
+// #etcopy.device the current device is used: no device is saved, selected
+// (-1) or restored.
 
 // CHECK-LABEL: llvm.func @sync_forms
-// CHECK-NOT:  cudaSetDevice
-// CHECK:      llvm.call @cudaStreamCreateWithFlags
-// CHECK:      %[[STREAM:.*]] = llvm.load
-// CHECK:      llvm.call @cudaMallocAsync(%{{.*}}, %{{.*}}, %[[STREAM]])
-// CHECK:      llvm.call @cudaStreamSynchronize(%[[STREAM]])
-// CHECK:      %[[DEFAULT:.*]] = llvm.mlir.constant(4 : i32) : i32
-// CHECK:      llvm.call @cudaMemcpyAsync(%{{.*}}, %{{.*}}, %{{.*}}, %[[DEFAULT]], %[[STREAM]])
-// CHECK:      llvm.call @cudaStreamSynchronize(%[[STREAM]])
-// CHECK:      llvm.call @cudaMemsetAsync(%{{.*}}, %{{.*}}, %{{.*}}, %[[STREAM]])
-// CHECK:      llvm.call @cudaStreamSynchronize(%[[STREAM]])
-// CHECK:      llvm.call @cudaFreeAsync(%{{.*}}, %[[STREAM]])
-// CHECK:      llvm.call @cudaStreamSynchronize(%[[STREAM]])
-// CHECK:      llvm.call @cudaStreamSynchronize(%[[STREAM]])
-// CHECK:      llvm.call @cudaStreamDestroy(%[[STREAM]])
-// CHECK-NOT:  cudaSetDevice
+// CHECK-DAG:  %[[CURRENT:.*]] = llvm.mlir.constant(-1 : i32) : i32
+// CHECK-DAG:  %[[ZERO:.*]] = llvm.mlir.constant(0 : i32) : i32
+// CHECK-DAG:  %[[ONE:.*]] = llvm.mlir.constant(1 : i32) : i32
+// CHECK-DAG:  %[[DEFAULT:.*]] = llvm.mlir.constant(4 : i32) : i32
+// CHECK-DAG:  %[[FOUR:.*]] = llvm.mlir.constant(4 : i64) : i64
+// CHECK-NOT:  __etcopy_get_device
+// CHECK:      %[[STREAM:.*]] = llvm.call @__etcopy_stream_create(%[[CURRENT]],
+// CHECK:      %[[D:.*]] = llvm.call @__etcopy_malloc(%{{.*}}, %[[STREAM]],
+// CHECK:      llvm.call @__etcopy_stream_synchronize(%[[STREAM]],
+// An ambiguous copy (no memory space on either side) is cudaMemcpyDefault.
+// CHECK:      llvm.call @__etcopy_memcpy(%{{.*}}, %{{.*}}, %{{.*}}, %[[DEFAULT]], %[[STREAM]],
+// CHECK-NEXT: llvm.call @__etcopy_stream_synchronize(%[[STREAM]],
+// A zero memset of i32 is a byte memset of 4 bytes per element.
+// CHECK:      %[[BYTES:.*]] = llvm.mul %{{.*}}, %[[FOUR]] : i64
+// CHECK-NEXT: llvm.call @__etcopy_memset(%[[D]], %[[ZERO]], %[[BYTES]], %[[ONE]], %[[STREAM]],
+// CHECK-NEXT: llvm.call @__etcopy_stream_synchronize(%[[STREAM]],
+// CHECK:      llvm.call @__etcopy_free(%[[D]], %[[STREAM]],
+// CHECK-NEXT: llvm.call @__etcopy_stream_synchronize(%[[STREAM]],
+// CHECK:      llvm.call @__etcopy_stream_destroy(%[[STREAM]], %[[ZERO]],
+// CHECK-NOT:  __etcopy_restore_device
 // CHECK:      llvm.return
 func.func @sync_forms(%h: memref<16xi32>, %n: index) {
   %d = gpu.alloc (%n) : memref<?xi32>
@@ -81,15 +107,24 @@ func.func @sync_forms(%h: memref<16xi32>, %n: index) {
 // -----
 
 // host_shared allocations are managed memory; their free waits for the
-// stream and is not stream-ordered.
+// stream and is synchronous, so neither it nor the teardown synchronises
+// again.
 // CHECK-LABEL: llvm.func @host_shared
-// CHECK:      llvm.call @cudaMallocManaged(
-// CHECK-NOT:  cudaStreamSynchronize
-// CHECK:      %[[ONES:.*]] = llvm.mlir.constant(255 : i32) : i32
-// CHECK-NEXT: llvm.call @cudaMemsetAsync(%{{.*}}, %[[ONES]],
-// CHECK:      llvm.call @cudaStreamSynchronize
-// CHECK:      llvm.call @cudaFree(
+// CHECK-DAG:  %[[BYTES:.*]] = llvm.mlir.constant(32 : i64) : i64
+// CHECK-DAG:  %[[ONES:.*]] = llvm.mlir.constant(255 : i32) : i32
+// CHECK-DAG:  %[[ZERO:.*]] = llvm.mlir.constant(0 : i32) : i32
+// CHECK:      %[[STREAM:.*]] = llvm.call @__etcopy_stream_create(
+// CHECK:      %[[M:.*]] = llvm.call @__etcopy_malloc_managed(%[[BYTES]],
+// CHECK-NOT:  __etcopy_stream_synchronize
+// CHECK:      llvm.call @__etcopy_memset(%[[M]], %[[ONES]], %[[BYTES]],
+// CHECK-NEXT: llvm.mlir.constant
+// CHECK-NEXT: llvm.call @__etcopy_free_managed(%[[M]], %[[STREAM]],
+// CHECK-NEXT: llvm.mlir.constant
+// CHECK-NEXT: llvm.call @__etcopy_stream_destroy(%[[STREAM]], %[[ZERO]],
 // CHECK:      llvm.return
+// CHECK-LABEL: llvm.func linkonce_odr @__etcopy_free_managed(
+// CHECK:      llvm.call @cudaStreamSynchronize(
+// CHECK:      llvm.call @cudaFree(
 func.func @host_shared() {
   %m = gpu.alloc host_shared () : memref<8xi32, #gpu.address_space<global>>
   %t = gpu.wait async
@@ -101,11 +136,13 @@ func.func @host_shared() {
 
 // -----
 
-// A zero-sized and a rank-0 copy are still one cudaMemcpyAsync each (the
-// byte count is computed at run time, 0 for the empty one).
+// A zero-sized and a rank-0 copy are still one copy each, of 0 and 8 bytes.
 // CHECK-LABEL: llvm.func @rank0_and_empty
-// CHECK-COUNT-2: llvm.call @cudaMemcpyAsync
-// CHECK-NOT:     __etcopy_memcpy_strided
+// CHECK-DAG:     %[[EIGHT:.*]] = llvm.mlir.constant(8 : i64) : i64
+// CHECK-DAG:     %[[NONE:.*]] = llvm.mlir.constant(0 : i64) : i64
+// CHECK:         llvm.call @__etcopy_memcpy(%{{.*}}, %{{.*}}, %[[EIGHT]],
+// CHECK:         llvm.call @__etcopy_memcpy(%{{.*}}, %{{.*}}, %[[NONE]],
+// CHECK-NOT:     llvm.call @__etcopy_memcpy_strided
 func.func @rank0_and_empty(%a: memref<f64>, %da: memref<f64, #etcopy.device<cuda:0>>,
                            %e: memref<0x5xi8>, %de: memref<0x5xi8, #etcopy.device<cuda:0>>) {
   gpu.memcpy %da, %a : memref<f64, #etcopy.device<cuda:0>>, memref<f64>
@@ -115,10 +152,11 @@ func.func @rank0_and_empty(%a: memref<f64>, %da: memref<f64, #etcopy.device<cuda
 
 // -----
 
-// A function without gpu ops gets no stream.
+// A function without gpu ops gets no stream, and a module without them no
+// runtime support.
 // CHECK-LABEL: llvm.func @no_device_work
-// CHECK-NOT:   cudaStreamCreateWithFlags
-// CHECK:       llvm.return
+// CHECK-NEXT:  llvm.return
+// CHECK-NOT:   llvm.func
 func.func @no_device_work(%a: memref<4xf32>) {
   return
 }

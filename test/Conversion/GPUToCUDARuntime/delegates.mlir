@@ -16,19 +16,18 @@ func.func private @cpu_placed(memref<4xf32>)
 // The caller selects cuda:0 at entry for its own work and keeps it current:
 // a call on cuda:0 needs nothing, a call on cuda:1 switches and restores.
 // CHECK-LABEL: llvm.func @home_device
+// CHECK-DAG: %[[FILE:.*]] = llvm.mlir.addressof
+// CHECK-DAG: %[[ONE:.*]] = llvm.mlir.constant(1 : i32) : i32
+// CHECK-DAG: %[[COL3:.*]] = llvm.mlir.constant(3 : i32) : i32
 // CHECK-NOT: __etcopy_enter_device
 // CHECK: llvm.call @on0(
-// CHECK-NEXT: %[[WHERE:.*]] = llvm.mlir.addressof @[[LOC:.*]] : !llvm.ptr
-// CHECK-NEXT: %[[ONE:.*]] = llvm.mlir.constant(1 : i32) : i32
-// CHECK-NEXT: %[[PREVIOUS:.*]] = llvm.call @__etcopy_enter_device(%[[ONE]], %[[WHERE]])
-// CHECK-NOT: llvm.call
-// CHECK: llvm.call @on1(
-// CHECK-NEXT: llvm.call @__etcopy_leave_device(%[[PREVIOUS]], %[[ONE]], %[[WHERE]])
+// CHECK-NEXT: %[[LINE:.*]] = llvm.mlir.constant([[# @LINE + 13]] : i32) : i32
+// CHECK-NEXT: %[[PREVIOUS:.*]] = llvm.call @__etcopy_enter_device(%[[ONE]], %[[FILE]], %[[LINE]], %[[COL3]])
+// CHECK-NEXT: llvm.call @on1(
+// CHECK-NEXT: llvm.call @__etcopy_leave_device(%[[PREVIOUS]], %[[ONE]], %[[FILE]], %[[LINE]], %[[COL3]])
 // Host functions, placed on the host or not, are called as they are.
-// CHECK-NOT: __etcopy_enter_device
-// CHECK: llvm.call @host(
-// CHECK-NOT: __etcopy_enter_device
-// CHECK: llvm.call @cpu_placed(
+// CHECK-NEXT: llvm.call @host(
+// CHECK-NEXT: llvm.call @cpu_placed(
 func.func @home_device(%d0: memref<4xf32, #etcopy.device<cuda:0>>,
                        %d1: memref<4xf32, #etcopy.device<cuda:1>>,
                        %h: memref<4xf32>) {
@@ -44,22 +43,20 @@ func.func @home_device(%d0: memref<4xf32, #etcopy.device<cuda:0>>,
 // Without device work of its own, the caller does not know which device is
 // current: every delegate call selects its device.
 // CHECK-LABEL: llvm.func @no_device_work
-// CHECK: %[[ZERO:.*]] = llvm.mlir.constant(0 : i32) : i32
-// CHECK-NEXT: %[[PREVIOUS:.*]] = llvm.call @__etcopy_enter_device(%[[ZERO]], %{{.*}})
-// CHECK-NOT: llvm.call
-// CHECK: llvm.call @on0(
-// CHECK-NEXT: llvm.call @__etcopy_leave_device(%[[PREVIOUS]], %[[ZERO]], %{{.*}})
+// CHECK-DAG: %[[ZERO:.*]] = llvm.mlir.constant(0 : i32) : i32
+// CHECK: %[[PREVIOUS:.*]] = llvm.call @__etcopy_enter_device(%[[ZERO]],
+// CHECK-NEXT: llvm.call @on0(
+// CHECK-NEXT: llvm.call @__etcopy_leave_device(%[[PREVIOUS]], %[[ZERO]],
 func.func @no_device_work(%d0: memref<4xf32, #etcopy.device<cuda:0>>) {
   call @on0(%d0) : (memref<4xf32, #etcopy.device<cuda:0>>) -> ()
   return
 }
 
-// A function working on two devices switches per op, so no device is
-// current throughout: the call on cuda:0 selects it too.
+// A function whose own work is on another device (cuda:1: the copy's
+// destination) selects cuda:0 for the call.
 // CHECK-LABEL: llvm.func @two_devices
 // CHECK: llvm.call @__etcopy_enter_device(
-// CHECK-NOT: llvm.call
-// CHECK: llvm.call @on0(
+// CHECK-NEXT: llvm.call @on0(
 // CHECK-NEXT: llvm.call @__etcopy_leave_device(
 func.func @two_devices(%d0: memref<4xf32, #etcopy.device<cuda:0>>,
                        %d1: memref<4xf32, #etcopy.device<cuda:1>>) {
@@ -70,23 +67,14 @@ func.func @two_devices(%d0: memref<4xf32, #etcopy.device<cuda:0>>,
 }
 
 // The support functions: the previous device is read with cudaGetDevice
-// into a slot that holds the target device if the call fails; every call is
-// checked with the call site's location.
+// into a variable that holds the target device if the call fails; every
+// call is checked with the call site's location.
 // CHECK-LABEL: llvm.func linkonce_odr @__etcopy_enter_device
-// CHECK-SAME: (%[[DEVICE:.*]]: i32, %[[AT:.*]]: !llvm.ptr) -> i32
+// CHECK-SAME: (%[[DEVICE:[^:]+]]: i32, %[[AT:[^:]+]]: !llvm.ptr,
 // CHECK: %[[SLOT:.*]] = llvm.alloca
-// CHECK-NEXT: llvm.store %[[DEVICE]], %[[SLOT]]
-// CHECK-NEXT: %[[E0:.*]] = llvm.call @cudaGetDevice(%[[SLOT]])
-// CHECK: llvm.call @__etcopy_cuda_check(%[[E0]], %[[AT]],
-// CHECK: %[[OLD:.*]] = llvm.load %[[SLOT]]
-// CHECK: llvm.icmp "eq" %[[OLD]], %[[DEVICE]]
-// CHECK: %[[E1:.*]] = llvm.call @cudaSetDevice(%[[DEVICE]])
-// CHECK: llvm.call @__etcopy_cuda_check(%[[E1]], %[[AT]],
-// CHECK: llvm.return %[[OLD]]
+// CHECK: llvm.store %[[DEVICE]], %[[SLOT]]
+// CHECK: %[[E0:.*]] = llvm.call @cudaGetDevice(%[[SLOT]])
+// CHECK: llvm.call fastcc @{{.*}}report(%[[E0]], %[[AT]],
+// CHECK: llvm.call @cudaSetDevice(%[[DEVICE]])
 // CHECK-LABEL: llvm.func linkonce_odr @__etcopy_leave_device
-// CHECK-SAME: (%[[OLD2:.*]]: i32, %[[DEVICE2:.*]]: i32, %[[AT2:.*]]: !llvm.ptr)
-// CHECK: llvm.icmp "eq" %[[OLD2]], %[[DEVICE2]]
-// CHECK: %[[E2:.*]] = llvm.call @cudaSetDevice(%[[OLD2]])
-// CHECK: llvm.call @__etcopy_cuda_check(%[[E2]], %[[AT2]],
-// The location strings follow, the call site's among them.
-// CHECK: llvm.mlir.global internal constant @[[LOC]]("{{.*}}delegates.mlir:{{[0-9]+}}:3\00")
+// CHECK: llvm.call @cudaSetDevice(

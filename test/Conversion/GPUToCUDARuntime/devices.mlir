@@ -2,36 +2,36 @@
 // RUN:   | FileCheck %s --implicit-check-not=gpu. --implicit-check-not=#etcopy
 
 // Two devices in one function: one stream each, created after selecting the
-// device; every op selects its device; a token of one stream used by work on
-// the other is joined with an event; the caller's device is restored.
+// device; an op selects its device when the previous one selected another;
+// a token of one stream used by work on the other is joined with an event;
+// the caller's device is restored. The gpu.wait that starts the chain
+// selects nothing.
 
 // CHECK-LABEL: llvm.func @two_devices
-// CHECK:      llvm.call @cudaGetDevice
-// CHECK:      %[[PREVIOUS:.*]] = llvm.load %{{.*}} : !llvm.ptr -> i32
-// CHECK:      %[[ZERO:.*]] = llvm.mlir.constant(0 : i32)
-// CHECK:      llvm.call @cudaSetDevice(%[[ZERO]])
-// CHECK:      llvm.call @cudaStreamCreateWithFlags
-// CHECK:      %[[S0:.*]] = llvm.load
-// CHECK:      %[[ONE:.*]] = llvm.mlir.constant(1 : i32)
-// CHECK:      llvm.call @cudaSetDevice(%[[ONE]])
-// CHECK:      llvm.call @cudaStreamCreateWithFlags
-// CHECK:      %[[S1:.*]] = llvm.load
-// First copy, on cuda:0.
-// CHECK:      llvm.call @cudaSetDevice
-// CHECK:      llvm.call @cudaMemcpyAsync(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[S0]])
+// CHECK-DAG:  %[[ZERO:.*]] = llvm.mlir.constant(0 : i32)
+// CHECK-DAG:  %[[ONE:.*]] = llvm.mlir.constant(1 : i32)
+// CHECK:      %[[PREVIOUS:.*]] = llvm.call @__etcopy_get_device(
+// CHECK-NEXT: %[[S0:.*]] = llvm.call @__etcopy_stream_create(%[[ZERO]],
+// CHECK-NEXT: %[[S1:.*]] = llvm.call @__etcopy_stream_create(%[[ONE]],
+// First copy, on cuda:0 (cuda:1 was selected last).
+// CHECK-NEXT: llvm.mlir.constant
+// CHECK-NEXT: llvm.call @__etcopy_set_device(%[[ZERO]],
+// CHECK-NEXT: llvm.call @__etcopy_memcpy(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[S0]],
 // Second copy, on cuda:1, after the first: joined.
-// CHECK:      llvm.call @cudaSetDevice
-// CHECK:      llvm.call @__etcopy_stream_join(%[[S0]], %[[ZERO]], %[[S1]], %[[ONE]],
-// CHECK:      llvm.call @cudaMemcpyAsync(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[S1]])
-// CHECK:      llvm.call @cudaStreamSynchronize(%[[S1]])
-// Teardown of both streams, then the caller's device.
-// CHECK:      llvm.call @cudaStreamSynchronize(%[[S0]])
-// CHECK:      llvm.call @cudaStreamDestroy(%[[S0]])
-// CHECK:      llvm.call @cudaStreamSynchronize(%[[S1]])
-// CHECK:      llvm.call @cudaStreamDestroy(%[[S1]])
-// CHECK:      llvm.call @cudaSetDevice(%[[PREVIOUS]])
-// CHECK:      llvm.return
-// CHECK:      llvm.func linkonce_odr @__etcopy_stream_join(
+// CHECK-NEXT: llvm.mlir.constant
+// CHECK-NEXT: llvm.call @__etcopy_set_device(%[[ONE]],
+// CHECK-NEXT: llvm.call @__etcopy_stream_join(%[[S0]], %[[ZERO]], %[[S1]], %[[ONE]],
+// CHECK-NEXT: llvm.call @__etcopy_memcpy(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[S1]],
+// CHECK-NEXT: llvm.mlir.constant
+// CHECK-NEXT: llvm.call @__etcopy_stream_synchronize(%[[S1]],
+// Teardown of both streams, the waited-for one without a second wait, then
+// the caller's device.
+// CHECK-NEXT: llvm.mlir.constant
+// CHECK-NEXT: llvm.call @__etcopy_stream_destroy(%[[S0]], %[[ONE]],
+// CHECK-NEXT: llvm.call @__etcopy_stream_destroy(%[[S1]], %[[ZERO]],
+// CHECK-NEXT: llvm.call @__etcopy_restore_device(%[[PREVIOUS]],
+// CHECK-NEXT: llvm.return
+// CHECK-LABEL: llvm.func linkonce_odr @__etcopy_stream_join(
 // CHECK:      llvm.call @cudaEventRecord
 // CHECK:      llvm.call @cudaStreamWaitEvent
 func.func @two_devices(%h: memref<4xf32>, %d0: memref<4xf32, #etcopy.device<cuda:0>>,

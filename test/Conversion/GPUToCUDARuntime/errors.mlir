@@ -16,18 +16,20 @@ module attributes {gpu.container_module} {
 
 // -----
 
-func.func @memset_not_a_byte(%d: memref<4xf32, #etcopy.device<cuda:0>>) {
-  %one = arith.constant 1.0 : f32
-  // expected-error @+1 {{cannot lower 'gpu.memset' of 'memref<4xf32, #etcopy.device<cuda:0>>' to cudaMemsetAsync: the value must be a constant made of one repeated byte (e.g. 0)}}
-  gpu.memset %d, %one : memref<4xf32, #etcopy.device<cuda:0>>, f32
+// A 64-bit pattern is set with cuMemsetD32Async only when its halves are
+// equal; this one (1.5) is not.
+func.func @memset_64_bit_pattern(%d: memref<4xf64, #etcopy.device<cuda:0>>) {
+  %value = arith.constant 1.5 : f64
+  // expected-error @+1 {{cannot lower 'gpu.memset' of 'memref<4xf64, #etcopy.device<cuda:0>>': the 64-bit pattern 0x3FF8000000000000, whose 32-bit halves differ (the driver sets at most 32-bit patterns); supported are patterns of 8, 16 and 32 bits, and constant 64-bit patterns made of one repeated byte or of two equal 32-bit halves}}
+  gpu.memset %d, %value : memref<4xf64, #etcopy.device<cuda:0>>, f64
   return
 }
 
 // -----
 
-func.func @memset_not_constant(%d: memref<4xi8, #etcopy.device<cuda:0>>, %v: i8) {
-  // expected-error @+1 {{cannot lower 'gpu.memset' of 'memref<4xi8, #etcopy.device<cuda:0>>' to cudaMemsetAsync}}
-  gpu.memset %d, %v : memref<4xi8, #etcopy.device<cuda:0>>, i8
+func.func @memset_64_bit_value(%d: memref<4xi64, #etcopy.device<cuda:0>>, %v: i64) {
+  // expected-error @+1 {{cannot lower 'gpu.memset' of 'memref<4xi64, #etcopy.device<cuda:0>>': a 64-bit value that is not a constant (the driver sets at most 32-bit patterns)}}
+  gpu.memset %d, %v : memref<4xi64, #etcopy.device<cuda:0>>, i64
   return
 }
 

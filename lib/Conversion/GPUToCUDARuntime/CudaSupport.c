@@ -1,0 +1,639 @@
+/*===- CudaSupport.c - Runtime support of the CUDA lowering -------*- C -*-===*\
+|*                                                                            *|
+|* The functions that code lowered by convert-gpu-to-cuda-runtime calls (see  *|
+|* CudaSupport.h): one checked wrapper per CUDA entry point or fixed call     *|
+|* sequence, the error policy, and the strided copy. The build compiles this  *|
+|* file to LLVM IR with clang and imports it with mlir-translate; the pass     *|
+|* copies the functions a module uses into it. The code may call only the     *|
+|* CUDA Runtime API and libc, so that lowered programs link against libcudart *|
+|* (or the simulator) alone.                                                  *|
+|*                                                                            *|
+\*===----------------------------------------------------------------------===*/
+
+/* dprintf */
+#define _POSIX_C_SOURCE 200809L
+
+#include "CudaSupport.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ETCOPY_AT file, line, column
+
+/*===----------------------------------------------------------------------===*
+ * Errors
+ *===----------------------------------------------------------------------===*/
+
+/* True when `call` names a driver function, whose result is a CUresult. */
+static int is_driver_call(const char *call) {
+  return call[0] == 'c' && call[1] == 'u' && strncmp(call, "cuda", 4) != 0;
+}
+
+/* The name and description of a CUresult: from the driver when it provides
+ * cuGetErrorName and cuGetErrorString, else from the codes the memsets
+ * document. */
+static void describe_driver_error(int err, const char **name,
+                                  const char **text) {
+  typedef int (*describe_fn)(int, const char **);
+  void *get_name = NULL, *get_text = NULL;
+  *name = NULL;
+  *text = NULL;
+  if (cudaGetDriverEntryPointByVersion("cuGetErrorName", &get_name, 6000,
+                                       cudaEnableDefault, NULL) == 0 &&
+      cudaGetDriverEntryPointByVersion("cuGetErrorString", &get_text, 6000,
+                                       cudaEnableDefault, NULL) == 0 &&
+      get_name && get_text &&
+      ((describe_fn)get_name)(err, name) == 0 &&
+      ((describe_fn)get_text)(err, text) == 0 && *name && *text)
+    return;
+  switch (err) {
+  case 1:
+    *name = "CUDA_ERROR_INVALID_VALUE";
+    *text = "invalid argument";
+    return;
+  case 2:
+    *name = "CUDA_ERROR_OUT_OF_MEMORY";
+    *text = "out of memory";
+    return;
+  case 3:
+    *name = "CUDA_ERROR_NOT_INITIALIZED";
+    *text = "initialization error";
+    return;
+  case 4:
+    *name = "CUDA_ERROR_DEINITIALIZED";
+    *text = "driver shutting down";
+    return;
+  case 100:
+    *name = "CUDA_ERROR_NO_DEVICE";
+    *text = "no CUDA-capable device is detected";
+    return;
+  case 101:
+    *name = "CUDA_ERROR_INVALID_DEVICE";
+    *text = "invalid device ordinal";
+    return;
+  case 201:
+    *name = "CUDA_ERROR_INVALID_CONTEXT";
+    *text = "invalid device context";
+    return;
+  case 400:
+    *name = "CUDA_ERROR_INVALID_HANDLE";
+    *text = "invalid resource handle";
+    return;
+  case 700:
+    *name = "CUDA_ERROR_ILLEGAL_ADDRESS";
+    *text = "an illegal memory access was encountered";
+    return;
+  case 999:
+    *name = "CUDA_ERROR_UNKNOWN";
+    *text = "unknown error";
+    return;
+  default:
+    *name = "CUresult";
+    *text = "unrecognized error code";
+    return;
+  }
+}
+
+/* The default error policy: report and exit. Weak, so that a program that
+ * embeds the generated code replaces it by defining the symbol. */
+__attribute__((weak)) void etcopy_cuda_error(int err, const char *location,
+                                             const char *call,
+                                             const char *what,
+                                             unsigned long long bytes) {
+  const char *name, *text;
+  if (is_driver_call(call)) {
+    describe_driver_error(err, &name, &text);
+  } else {
+    name = cudaGetErrorName((cudaError_t)err);
+    text = cudaGetErrorString((cudaError_t)err);
+  }
+  if (bytes)
+    dprintf(2, "%s: error: %s failed (%s, %llu bytes): %s: %s\n", location,
+            call, what, bytes, name, text);
+  else
+    dprintf(2, "%s: error: %s failed (%s): %s: %s\n", location, call, what,
+            name, text);
+  exit(1);
+}
+
+/* "file:line:column", or the file alone without a line. */
+static void format_location(char *buffer, size_t size, ETCOPY_LOCATION) {
+  if (line > 0)
+    snprintf(buffer, size, "%s:%d:%d", file, (int)line, (int)column);
+  else
+    snprintf(buffer, size, "%s", file);
+}
+
+/* Hands a failed call to the policy. */
+__attribute__((noinline, cold)) static void
+report(int err, ETCOPY_LOCATION, const char *call, const char *what,
+       uint64_t bytes) {
+  char location[4096];
+  format_location(location, sizeof location, ETCOPY_AT);
+  etcopy_cuda_error(err, location, call, what, bytes);
+}
+
+/* Reports `err` unless it is cudaSuccess (or CUDA_SUCCESS); returns whether
+ * the call succeeded. */
+static inline int check(int err, ETCOPY_LOCATION, const char *call,
+                        const char *what, uint64_t bytes) {
+  if (__builtin_expect(err == 0, 1))
+    return 1;
+  report(err, ETCOPY_AT, call, what, bytes);
+  return 0;
+}
+
+/* A copy whose two sides differ in size is a bug of the program, not a
+ * failure of CUDA: it is reported and the program exits, whatever the
+ * policy, since the copy would overrun one side. */
+__attribute__((noinline, cold, noreturn)) static void
+report_size_mismatch(ETCOPY_LOCATION, const char *what, int64_t dim,
+                     int64_t srcSize, int64_t dstSize) {
+  char location[4096];
+  format_location(location, sizeof location, ETCOPY_AT);
+  dprintf(2,
+          "%s: error: %s: size mismatch in dimension %lld: source has %lld "
+          "elements, destination %lld\n",
+          location, what, (long long)dim, (long long)srcSize,
+          (long long)dstSize);
+  exit(1);
+}
+
+/*===----------------------------------------------------------------------===*
+ * Streams and devices
+ *===----------------------------------------------------------------------===*/
+
+cudaStream_t __etcopy_stream_create(int32_t device, ETCOPY_LOCATION) {
+  if (device >= 0)
+    check(cudaSetDevice(device), ETCOPY_AT, "cudaSetDevice",
+          "select the device", 0);
+  /* A failed creation leaves the legacy default stream (null), which orders
+   * the function's work as well, only with more waiting. */
+  cudaStream_t stream = NULL;
+  check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), ETCOPY_AT,
+        "cudaStreamCreateWithFlags", "create a stream", 0);
+  return stream;
+}
+
+void __etcopy_stream_synchronize(cudaStream_t stream, ETCOPY_LOCATION) {
+  check(cudaStreamSynchronize(stream), ETCOPY_AT, "cudaStreamSynchronize",
+        "wait for the device work", 0);
+}
+
+void __etcopy_stream_destroy(cudaStream_t stream, int32_t synchronize,
+                             ETCOPY_LOCATION) {
+  if (synchronize)
+    check(cudaStreamSynchronize(stream), ETCOPY_AT, "cudaStreamSynchronize",
+          "wait for the function's device work", 0);
+  if (stream)
+    check(cudaStreamDestroy(stream), ETCOPY_AT, "cudaStreamDestroy",
+          "destroy the stream", 0);
+}
+
+int32_t __etcopy_get_device(ETCOPY_LOCATION) {
+  int device = 0;
+  check(cudaGetDevice(&device), ETCOPY_AT, "cudaGetDevice",
+        "save the current device", 0);
+  return device;
+}
+
+void __etcopy_set_device(int32_t device, ETCOPY_LOCATION) {
+  check(cudaSetDevice(device), ETCOPY_AT, "cudaSetDevice", "select the device",
+        0);
+}
+
+void __etcopy_restore_device(int32_t device, ETCOPY_LOCATION) {
+  check(cudaSetDevice(device), ETCOPY_AT, "cudaSetDevice",
+        "restore the caller's device", 0);
+}
+
+void __etcopy_stream_join(cudaStream_t dependency, int32_t dependencyDevice,
+                          cudaStream_t stream, int32_t device,
+                          ETCOPY_LOCATION) {
+  if (dependency == stream)
+    return;
+  /* The event is created and recorded on the dependency's device, as CUDA
+   * requires; `device` is current again on return. */
+  const char *what = "stream join";
+  check(cudaSetDevice(dependencyDevice), ETCOPY_AT, "cudaSetDevice", what, 0);
+  cudaEvent_t event = NULL;
+  int created =
+      check(cudaEventCreateWithFlags(&event, cudaEventDisableTiming),
+            ETCOPY_AT, "cudaEventCreateWithFlags", what, 0);
+  if (created)
+    check(cudaEventRecord(event, dependency), ETCOPY_AT, "cudaEventRecord",
+          what, 0);
+  check(cudaSetDevice(device), ETCOPY_AT, "cudaSetDevice", what, 0);
+  if (!created)
+    return;
+  check(cudaStreamWaitEvent(stream, event, 0), ETCOPY_AT,
+        "cudaStreamWaitEvent", what, 0);
+  check(cudaEventDestroy(event), ETCOPY_AT, "cudaEventDestroy", what, 0);
+}
+
+int32_t __etcopy_enter_device(int32_t device, ETCOPY_LOCATION) {
+  /* `device` itself if cudaGetDevice fails and the policy returns. */
+  int previous = device;
+  check(cudaGetDevice(&previous), ETCOPY_AT, "cudaGetDevice",
+        "make the delegate's device current", 0);
+  if (previous != device)
+    check(cudaSetDevice(device), ETCOPY_AT, "cudaSetDevice",
+          "make the delegate's device current", 0);
+  return previous;
+}
+
+void __etcopy_leave_device(int32_t previous, int32_t device,
+                           ETCOPY_LOCATION) {
+  if (previous != device)
+    check(cudaSetDevice(previous), ETCOPY_AT, "cudaSetDevice",
+          "restore the device after the delegate", 0);
+}
+
+/*===----------------------------------------------------------------------===*
+ * Memory
+ *===----------------------------------------------------------------------===*/
+
+void *__etcopy_malloc(uint64_t bytes, cudaStream_t stream, ETCOPY_LOCATION) {
+  void *pointer = NULL;
+  check(cudaMallocAsync(&pointer, bytes, stream), ETCOPY_AT, "cudaMallocAsync",
+        "allocate device memory", bytes);
+  return pointer;
+}
+
+void *__etcopy_malloc_managed(uint64_t bytes, ETCOPY_LOCATION) {
+  void *pointer = NULL;
+  check(cudaMallocManaged(&pointer, bytes, cudaMemAttachGlobal), ETCOPY_AT,
+        "cudaMallocManaged", "allocate host-shared memory", bytes);
+  return pointer;
+}
+
+void __etcopy_free(void *pointer, cudaStream_t stream, ETCOPY_LOCATION) {
+  check(cudaFreeAsync(pointer, stream), ETCOPY_AT, "cudaFreeAsync",
+        "free device memory", 0);
+}
+
+void __etcopy_free_managed(void *pointer, cudaStream_t stream,
+                           ETCOPY_LOCATION) {
+  /* Managed memory is not stream-ordered: finish the work using it. */
+  check(cudaStreamSynchronize(stream), ETCOPY_AT, "cudaStreamSynchronize",
+        "wait before freeing host-shared memory", 0);
+  check(cudaFree(pointer), ETCOPY_AT, "cudaFree", "free host-shared memory",
+        0);
+}
+
+/*===----------------------------------------------------------------------===*
+ * Copies
+ *===----------------------------------------------------------------------===*/
+
+__attribute__((noinline)) static const char *describe_copy(int32_t kind) {
+  switch (kind) {
+  case cudaMemcpyHostToHost:
+    return "host-to-host";
+  case cudaMemcpyHostToDevice:
+    return "host-to-device";
+  case cudaMemcpyDeviceToHost:
+    return "device-to-host";
+  case cudaMemcpyDeviceToDevice:
+    return "device-to-device";
+  default:
+    return "copy (direction inferred by the runtime)";
+  }
+}
+
+void __etcopy_memcpy(void *dst, const void *src, uint64_t bytes, int32_t kind,
+                     cudaStream_t stream, ETCOPY_LOCATION) {
+  check(cudaMemcpyAsync(dst, src, bytes, (enum cudaMemcpyKind)kind, stream),
+        ETCOPY_AT, "cudaMemcpyAsync", describe_copy(kind), bytes);
+}
+
+/* One dimension of a strided copy: its size and both strides, in elements. */
+typedef struct {
+  int64_t size;
+  int64_t src;
+  int64_t dst;
+} copy_dim;
+
+/* The largest pitch of a 2-D copy (cudaDevAttrMaxPitch on current GPUs). */
+#define ETCOPY_MAX_PITCH 2147483647
+
+/* Whether any two elements of the `rank` dimensions, `stride` elements
+ * apart along each (`dst` strides if `ofDst`, else `src`), may share an
+ * address: sorted by stride, each stride must exceed the extent of the
+ * smaller ones. Sufficient, not necessary: an interleaving the test cannot
+ * prove apart is treated as overlapping. */
+static int may_overlap(const copy_dim *dims, int64_t rank, int ofDst) {
+  int64_t strides[rank + 1], sizes[rank + 1];
+  for (int64_t i = 0; i < rank; ++i) {
+    int64_t stride = ofDst ? dims[i].dst : dims[i].src;
+    stride = stride < 0 ? -stride : stride;
+    int64_t j = i;
+    for (; j > 0 && strides[j - 1] > stride; --j) {
+      strides[j] = strides[j - 1];
+      sizes[j] = sizes[j - 1];
+    }
+    strides[j] = stride;
+    sizes[j] = dims[i].size;
+  }
+  int64_t extent = 0;
+  for (int64_t i = 0; i < rank; ++i) {
+    if (strides[i] <= extent)
+      return 1;
+    extent += (sizes[i] - 1) * strides[i];
+  }
+  return 0;
+}
+
+/* The bytes [first, last) the elements of one side span. */
+static void get_span(const char *base, const copy_dim *dims, int64_t rank,
+                     int ofDst, int64_t elementBytes, uintptr_t *first,
+                     uintptr_t *last) {
+  int64_t low = 0, high = 0;
+  for (int64_t i = 0; i < rank; ++i) {
+    int64_t reach = (dims[i].size - 1) * (ofDst ? dims[i].dst : dims[i].src);
+    if (reach < 0)
+      low += reach;
+    else
+      high += reach;
+  }
+  *first = (uintptr_t)(base + low * elementBytes);
+  *last = (uintptr_t)(base + (high + 1) * elementBytes);
+}
+
+/* Copies element by element in row-major order, so that where the
+ * destination overlaps itself the last write wins, as in memref.copy. */
+static void copy_elements(char *dst, const char *src, const copy_dim *dims,
+                          int64_t rank, int64_t elementBytes, int32_t kind,
+                          cudaStream_t stream, ETCOPY_LOCATION) {
+  int64_t index[rank + 1];
+  for (int64_t i = 0; i < rank; ++i)
+    index[i] = 0;
+  for (;;) {
+    int64_t srcOffset = 0, dstOffset = 0;
+    for (int64_t i = 0; i < rank; ++i) {
+      srcOffset += index[i] * dims[i].src;
+      dstOffset += index[i] * dims[i].dst;
+    }
+    check(cudaMemcpyAsync(dst + dstOffset * elementBytes,
+                          src + srcOffset * elementBytes, elementBytes,
+                          (enum cudaMemcpyKind)kind, stream),
+          ETCOPY_AT, "cudaMemcpyAsync", describe_copy(kind),
+          (uint64_t)elementBytes);
+    int64_t i = rank - 1;
+    for (; i >= 0 && ++index[i] == dims[i].size; --i)
+      index[i] = 0;
+    if (i < 0)
+      return;
+  }
+}
+
+/* Copies between layouts whose elements are in one-to-one correspondence
+ * in any order: the destination does not overlap itself nor the source.
+ * The largest run contiguous on both sides is one copy; the dimension with
+ * the most rows that both sides can step with a valid pitch (at least the
+ * run, at most ETCOPY_MAX_PITCH) makes it a 2-D copy; the other dimensions
+ * are iterated. */
+static void copy_in_any_order(char *dst, const char *src, copy_dim *dims,
+                              int64_t rank, int64_t elementBytes, int32_t kind,
+                              cudaStream_t stream, ETCOPY_LOCATION) {
+  /* Iterating a dimension backwards is as good as forwards: make every
+   * source stride non-negative. */
+  for (int64_t i = 0; i < rank; ++i) {
+    if (dims[i].src >= 0)
+      continue;
+    src += (dims[i].size - 1) * dims[i].src * elementBytes;
+    dst += (dims[i].size - 1) * dims[i].dst * elementBytes;
+    dims[i].src = -dims[i].src;
+    dims[i].dst = -dims[i].dst;
+  }
+
+  /* The contiguous run: dimensions whose strides are the run's length on
+   * both sides, in any order. */
+  int used[rank + 1];
+  for (int64_t i = 0; i < rank; ++i)
+    used[i] = 0;
+  int64_t run = 1;
+  for (int grew = 1; grew;) {
+    grew = 0;
+    for (int64_t i = 0; i < rank; ++i)
+      if (!used[i] && dims[i].src == run && dims[i].dst == run) {
+        run *= dims[i].size;
+        used[i] = 1;
+        grew = 1;
+      }
+  }
+  int64_t width = run * elementBytes;
+
+  int64_t pitched = -1;
+  for (int64_t i = 0; i < rank; ++i) {
+    if (used[i] || dims[i].src <= 0 || dims[i].dst <= 0)
+      continue;
+    int64_t srcPitch = dims[i].src * elementBytes;
+    int64_t dstPitch = dims[i].dst * elementBytes;
+    if (srcPitch < width || dstPitch < width || srcPitch > ETCOPY_MAX_PITCH ||
+        dstPitch > ETCOPY_MAX_PITCH)
+      continue;
+    if (pitched < 0 || dims[i].size > dims[pitched].size)
+      pitched = i;
+  }
+  if (pitched >= 0)
+    used[pitched] = 1;
+
+  int64_t outer[rank + 1], numOuter = 0;
+  for (int64_t i = 0; i < rank; ++i)
+    if (!used[i])
+      outer[numOuter++] = i;
+  int64_t index[rank + 1];
+  for (int64_t i = 0; i < numOuter; ++i)
+    index[i] = 0;
+  const char *what = describe_copy(kind);
+  for (;;) {
+    int64_t srcOffset = 0, dstOffset = 0;
+    for (int64_t i = 0; i < numOuter; ++i) {
+      srcOffset += index[i] * dims[outer[i]].src;
+      dstOffset += index[i] * dims[outer[i]].dst;
+    }
+    char *to = dst + dstOffset * elementBytes;
+    const char *from = src + srcOffset * elementBytes;
+    if (pitched >= 0) {
+      int64_t height = dims[pitched].size;
+      check(cudaMemcpy2DAsync(to, (size_t)(dims[pitched].dst * elementBytes),
+                              from, (size_t)(dims[pitched].src * elementBytes),
+                              (size_t)width, (size_t)height,
+                              (enum cudaMemcpyKind)kind, stream),
+            ETCOPY_AT, "cudaMemcpy2DAsync", what, (uint64_t)(width * height));
+    } else {
+      check(cudaMemcpyAsync(to, from, (size_t)width, (enum cudaMemcpyKind)kind,
+                            stream),
+            ETCOPY_AT, "cudaMemcpyAsync", what, (uint64_t)width);
+    }
+    int64_t i = numOuter - 1;
+    for (; i >= 0 && ++index[i] == dims[outer[i]].size; --i)
+      index[i] = 0;
+    if (i < 0)
+      return;
+  }
+}
+
+static void copy_dims(char *dst, const char *src, copy_dim *dims, int64_t rank,
+                      int64_t elementBytes, int32_t kind, cudaStream_t stream,
+                      ETCOPY_LOCATION);
+
+/* Copies through a temporary device buffer: the source is read completely
+ * before the destination is written. */
+static void copy_staged(char *dst, const char *src, const copy_dim *dims,
+                        int64_t rank, int64_t elementBytes, int32_t kind,
+                        cudaStream_t stream, ETCOPY_LOCATION) {
+  int64_t count = 1;
+  for (int64_t i = 0; i < rank; ++i)
+    count *= dims[i].size;
+  uint64_t bytes = (uint64_t)(count * elementBytes);
+  void *staging = NULL;
+  if (!check(cudaMallocAsync(&staging, bytes, stream), ETCOPY_AT,
+             "cudaMallocAsync", "allocate a staging buffer for an overlapping copy",
+             bytes))
+    return;
+  /* The staging buffer holds the elements row-major. */
+  copy_dim in[rank + 1], out[rank + 1];
+  int64_t stride = 1;
+  for (int64_t i = rank - 1; i >= 0; --i) {
+    in[i] = (copy_dim){dims[i].size, dims[i].src, stride};
+    out[i] = (copy_dim){dims[i].size, stride, dims[i].dst};
+    stride *= dims[i].size;
+  }
+  int srcOnHost = kind == cudaMemcpyHostToHost;
+  int dstOnHost = kind == cudaMemcpyHostToHost;
+  int32_t inKind = kind == cudaMemcpyDefault  ? cudaMemcpyDefault
+                   : srcOnHost                ? cudaMemcpyHostToDevice
+                                              : cudaMemcpyDeviceToDevice;
+  int32_t outKind = kind == cudaMemcpyDefault ? cudaMemcpyDefault
+                    : dstOnHost               ? cudaMemcpyDeviceToHost
+                                              : cudaMemcpyDeviceToDevice;
+  copy_dims(staging, src, in, rank, elementBytes, inKind, stream, ETCOPY_AT);
+  copy_dims(dst, staging, out, rank, elementBytes, outKind, stream, ETCOPY_AT);
+  check(cudaFreeAsync(staging, stream), ETCOPY_AT, "cudaFreeAsync",
+        "free the staging buffer of an overlapping copy", 0);
+}
+
+/* Copies the elements of `dims` (sizes above 1) with the semantics of
+ * memref.copy: element by element in row-major order, except that the
+ * source is read before the destination is written where they overlap. */
+static void copy_dims(char *dst, const char *src, copy_dim *dims, int64_t rank,
+                      int64_t elementBytes, int32_t kind, cudaStream_t stream,
+                      ETCOPY_LOCATION) {
+  /* Along a dimension of destination stride 0 every element is written to
+   * the same address and the last one wins: copy only that one. */
+  int64_t kept = 0;
+  for (int64_t i = 0; i < rank; ++i) {
+    if (dims[i].dst == 0)
+      src += (dims[i].size - 1) * dims[i].src * elementBytes;
+    else
+      dims[kept++] = dims[i];
+  }
+  rank = kept;
+
+  /* Host and device memory never overlap; memory of one kind may. */
+  if (kind != cudaMemcpyHostToDevice && kind != cudaMemcpyDeviceToHost) {
+    uintptr_t srcFirst, srcLast, dstFirst, dstLast;
+    get_span(src, dims, rank, /*ofDst=*/0, elementBytes, &srcFirst, &srcLast);
+    get_span(dst, dims, rank, /*ofDst=*/1, elementBytes, &dstFirst, &dstLast);
+    if (srcFirst < dstLast && dstFirst < srcLast) {
+      copy_staged(dst, src, dims, rank, elementBytes, kind, stream, ETCOPY_AT);
+      return;
+    }
+  }
+  if (may_overlap(dims, rank, /*ofDst=*/1))
+    copy_elements(dst, src, dims, rank, elementBytes, kind, stream, ETCOPY_AT);
+  else
+    copy_in_any_order(dst, src, dims, rank, elementBytes, kind, stream,
+                      ETCOPY_AT);
+}
+
+void __etcopy_memcpy_strided(const etcopy_memref *dst,
+                             const etcopy_memref *src, int64_t rank,
+                             int64_t elementBytes, int32_t kind,
+                             cudaStream_t stream, ETCOPY_LOCATION) {
+  const int64_t *sizes = src->shape;
+  for (int64_t i = 0; i < rank; ++i)
+    if (sizes[i] != dst->shape[i])
+      report_size_mismatch(ETCOPY_AT, describe_copy(kind), i, sizes[i],
+                           dst->shape[i]);
+  /* Dimensions of size 1 move nothing; with one of size 0 nothing moves. */
+  copy_dim dims[rank + 1];
+  int64_t kept = 0;
+  for (int64_t i = 0; i < rank; ++i) {
+    if (sizes[i] == 0)
+      return;
+    if (sizes[i] != 1)
+      dims[kept++] =
+          (copy_dim){sizes[i], src->shape[rank + i], dst->shape[rank + i]};
+  }
+  copy_dims(dst->aligned + dst->offset * elementBytes,
+            src->aligned + src->offset * elementBytes, dims, kept,
+            elementBytes, kind, stream, ETCOPY_AT);
+}
+
+/*===----------------------------------------------------------------------===*
+ * Memsets
+ *===----------------------------------------------------------------------===*/
+
+typedef CUresult (*memset16_fn)(CUdeviceptr, unsigned short, size_t,
+                                CUstream);
+typedef CUresult (*memset32_fn)(CUdeviceptr, unsigned int, size_t, CUstream);
+
+/* cuMemsetD16Async and cuMemsetD32Async, looked up once per process. */
+static void *driver_memsets[2];
+
+/* The driver function `symbol` (cached in `*slot`), or null after reporting
+ * why it is unavailable. */
+static void *get_driver_function(void **slot, const char *symbol,
+                                 const char *what, ETCOPY_LOCATION) {
+  void *function = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+  if (function)
+    return function;
+  enum cudaDriverEntryPointQueryResult status =
+      cudaDriverEntryPointSymbolNotFound;
+  /* 3020: the ABI of the memsets, unchanged since CUDA 3.2. */
+  int err = cudaGetDriverEntryPointByVersion(symbol, &function, 3020,
+                                             cudaEnableDefault, &status);
+  if (err == cudaSuccess && (status != cudaDriverEntryPointSuccess ||
+                             !function)) {
+    err = status == cudaDriverEntryPointVersionNotSufficent
+              ? cudaErrorCallRequiresNewerDriver
+              : cudaErrorNotSupported;
+    function = NULL;
+  }
+  if (!check(err, ETCOPY_AT, "cudaGetDriverEntryPointByVersion", what, 0))
+    return NULL;
+  __atomic_store_n(slot, function, __ATOMIC_RELEASE);
+  return function;
+}
+
+void __etcopy_memset(void *dst, uint32_t value, uint64_t count,
+                     int32_t elementBytes, cudaStream_t stream,
+                     ETCOPY_LOCATION) {
+  const char *what = "set device memory";
+  uint64_t bytes = count * (uint64_t)elementBytes;
+  if (elementBytes == 1) {
+    check(cudaMemsetAsync(dst, (int)(value & 0xff), count, stream), ETCOPY_AT,
+          "cudaMemsetAsync", what, bytes);
+    return;
+  }
+  if (elementBytes == 2) {
+    memset16_fn memset16 = (memset16_fn)get_driver_function(
+        &driver_memsets[0], "cuMemsetD16Async", "find cuMemsetD16Async",
+        ETCOPY_AT);
+    if (memset16)
+      check(memset16((CUdeviceptr)(uintptr_t)dst, (unsigned short)value,
+                     count, (CUstream)stream),
+            ETCOPY_AT, "cuMemsetD16Async", what, bytes);
+    return;
+  }
+  memset32_fn memset32 = (memset32_fn)get_driver_function(
+      &driver_memsets[1], "cuMemsetD32Async", "find cuMemsetD32Async",
+      ETCOPY_AT);
+  if (memset32)
+    check(memset32((CUdeviceptr)(uintptr_t)dst, value, count,
+                   (CUstream)stream),
+          ETCOPY_AT, "cuMemsetD32Async", what, bytes);
+}

@@ -1,0 +1,93 @@
+/*===- CudaSupport.h - Runtime support of the CUDA lowering -------*- C -*-===*\
+|*                                                                            *|
+|* The C interface of the functions that convert-gpu-to-cuda-runtime emits    *|
+|* into every module it lowers (CudaSupport.c, compiled to LLVM IR at build   *|
+|* time and imported into the module on demand). Generated code calls them   *|
+|* instead of the CUDA Runtime API: each wraps one CUDA entry point (or one   *|
+|* fixed sequence of them), checks every cudaError_t and CUresult, and on     *|
+|* failure calls the error policy `etcopy_cuda_error` with the location of    *|
+|* the op that made the call.                                                 *|
+|*                                                                            *|
+|* Every function returns a defined result when the policy returns instead    *|
+|* of exiting: a null pointer or stream, or the device it was asked for. A    *|
+|* copy, memset or free of a null pointer then fails in turn and is reported, *|
+|* so that nothing reads memory the failed call did not write.                *|
+|*                                                                            *|
+|* This header is for C and C++ programs that call the functions directly    *|
+|* (the tests); generated code has them in its own module.                    *|
+|*                                                                            *|
+\*===----------------------------------------------------------------------===*/
+
+#ifndef ETCOPY_CONVERSION_GPUTOCUDARUNTIME_CUDASUPPORT_H
+#define ETCOPY_CONVERSION_GPUTOCUDARUNTIME_CUDASUPPORT_H
+
+#include "CudaRuntimeSubset.h"
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Every function takes the location of the op it lowers last: the file
+ * name, the line and the column (a line of 0 means no line is known). */
+#define ETCOPY_LOCATION const char *file, int32_t line, int32_t column
+
+/* A ranked memref descriptor as MLIR's LLVM lowering lays it out: sizes
+ * [rank] then strides [rank] follow the offset. Sizes, strides and the
+ * offset count elements. */
+typedef struct {
+  void *allocated;
+  char *aligned;
+  int64_t offset;
+  int64_t shape[];
+} etcopy_memref;
+
+/* The error policy. The definition in every lowered module is weak: it
+ * prints "<location>: error: <call> failed (<what>[, <bytes> bytes]):
+ * <name>: <text>" and exits with status 1. `err` is a cudaError_t, or a
+ * CUresult when `call` is a driver function (its name starts with "cu" but
+ * not "cuda"). */
+void etcopy_cuda_error(int err, const char *location, const char *call,
+                       const char *what, unsigned long long bytes);
+
+/* Streams and devices. */
+cudaStream_t __etcopy_stream_create(int32_t device, ETCOPY_LOCATION);
+void __etcopy_stream_synchronize(cudaStream_t stream, ETCOPY_LOCATION);
+void __etcopy_stream_destroy(cudaStream_t stream, int32_t synchronize,
+                             ETCOPY_LOCATION);
+void __etcopy_stream_join(cudaStream_t dependency, int32_t dependencyDevice,
+                          cudaStream_t stream, int32_t device,
+                          ETCOPY_LOCATION);
+int32_t __etcopy_get_device(ETCOPY_LOCATION);
+void __etcopy_set_device(int32_t device, ETCOPY_LOCATION);
+void __etcopy_restore_device(int32_t device, ETCOPY_LOCATION);
+int32_t __etcopy_enter_device(int32_t device, ETCOPY_LOCATION);
+void __etcopy_leave_device(int32_t previous, int32_t device, ETCOPY_LOCATION);
+
+/* Memory. */
+void *__etcopy_malloc(uint64_t bytes, cudaStream_t stream, ETCOPY_LOCATION);
+void *__etcopy_malloc_managed(uint64_t bytes, ETCOPY_LOCATION);
+void __etcopy_free(void *pointer, cudaStream_t stream, ETCOPY_LOCATION);
+void __etcopy_free_managed(void *pointer, cudaStream_t stream,
+                           ETCOPY_LOCATION);
+
+/* Copies: `kind` is a cudaMemcpyKind. */
+void __etcopy_memcpy(void *dst, const void *src, uint64_t bytes, int32_t kind,
+                     cudaStream_t stream, ETCOPY_LOCATION);
+void __etcopy_memcpy_strided(const etcopy_memref *dst,
+                             const etcopy_memref *src, int64_t rank,
+                             int64_t elementBytes, int32_t kind,
+                             cudaStream_t stream, ETCOPY_LOCATION);
+
+/* Sets `count` elements of `elementBytes` (1, 2 or 4) bytes to the low
+ * bytes of `value`. */
+void __etcopy_memset(void *dst, uint32_t value, uint64_t count,
+                     int32_t elementBytes, cudaStream_t stream,
+                     ETCOPY_LOCATION);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* ETCOPY_CONVERSION_GPUTOCUDARUNTIME_CUDASUPPORT_H */
