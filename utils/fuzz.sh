@@ -84,7 +84,12 @@ for target in "$@"; do
    "$fuzzer" "${args[@]}" "$work/corpus" "$work/seeds" >fuzz.log 2>&1) ||
     status=1
   after=$(find "$work/artifacts" -type f | wc -l)
-  executions=$(cat "$work/run-$run"/fuzz*.log |
+  # With jobs, fuzz.log repeats the workers' own logs: count those only.
+  logs=("$work/run-$run/fuzz.log")
+  if ((JOBS > 1)); then
+    logs=("$work/run-$run"/fuzz-[0-9]*.log)
+  fi
+  executions=$(cat "${logs[@]}" |
     sed -n 's/^stat::number_of_executed_units: *//p' |
     awk '{ sum += $1 } END { print sum + 0 }')
   echo "fuzz.sh: $target: $executions executions;" \
