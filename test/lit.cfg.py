@@ -6,7 +6,14 @@
 #   valgrind      valgrind is installed;
 #   cuda-toolkit  the CUDA toolkit (libcudart) was found at configure time;
 #   cuda-gpu      a working CUDA device answers at test time (real libcudart
-#                 reports at least one device).
+#                 reports at least one device);
+#   sanitizers    etcopy was built with ETCOPY_ENABLE_SANITIZERS (ASan and
+#                 UBSan): its programs run with the ASAN_OPTIONS the build
+#                 chose, uninstrumented programs that load an instrumented
+#                 library (mlir-runner, mlir-opt) preload the ASan runtime,
+#                 and C programs built by tests are instrumented too;
+#   libfuzzer     the fuzz targets are libFuzzer binaries
+#                 (ETCOPY_BUILD_FUZZERS).
 # Set ETCOPY_VERIFY_ROUNDTRIP=1 to run every etcopy-opt with
 # --verify-roundtrip.
 
@@ -34,6 +41,21 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 for var in [v for v in config.environment if v.startswith("ETCOPY_CUDA_SIM_")]:
     config.environment.pop(var, None)
 
+# Sanitized builds: every program sees the sanitizer options; LLVM's tools,
+# uninstrumented, get the ASan runtime preloaded (with leak checking off:
+# the leaks of LLVM's JIT and of stock mlir-opt are not etcopy's) when they
+# may load an etcopy library; %cc compiles test programs with the flags
+# etcopy was built with (%sanitizer_flags gives them to other builds).
+preload = ""
+if config.etcopy_sanitizers:
+    config.available_features.add("sanitizers")
+    config.environment["ASAN_OPTIONS"] = config.asan_options
+    config.environment["UBSAN_OPTIONS"] = config.ubsan_options
+    preload = "env LD_PRELOAD={} ASAN_OPTIONS={}:detect_leaks=0 ".format(
+        config.sanitizer_runtime, config.asan_options)
+if config.etcopy_fuzzers:
+    config.available_features.add("libfuzzer")
+
 etcopy_opt_args = []
 if os.environ.get("ETCOPY_VERIFY_ROUNDTRIP", "0") not in ("", "0"):
     etcopy_opt_args.append("--verify-roundtrip")
@@ -41,12 +63,17 @@ if os.environ.get("ETCOPY_VERIFY_ROUNDTRIP", "0") not in ("", "0"):
 tool_dirs = [config.etcopy_tools_dir, config.llvm_tools_dir]
 tools = [
     ToolSubst("etcopy-opt", extra_args=etcopy_opt_args, unresolved="fatal"),
-    ToolSubst("mlir-opt", unresolved="fatal"),
-    ToolSubst("mlir-runner", unresolved="fatal"),
+    ToolSubst("etcopy-pipeline-fuzzer", unresolved="fatal"),
+    ToolSubst("etcopy-runtime-fuzzer", unresolved="fatal"),
+    ToolSubst("mlir-opt", unresolved="fatal",
+              command=preload + os.path.join(config.llvm_tools_dir,
+                                             "mlir-opt")),
+    ToolSubst("mlir-runner", unresolved="fatal",
+              command=preload + os.path.join(config.llvm_tools_dir,
+                                             "mlir-runner")),
     ToolSubst("mlir-translate", unresolved="fatal"),
     ToolSubst("mlir-tblgen", unresolved="fatal"),
-    ToolSubst("%cc", command=os.path.join(config.llvm_tools_dir, "clang"),
-              unresolved="fatal"),
+    ToolSubst("%cc", command=config.test_cc, unresolved="fatal"),
 ]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
@@ -60,6 +87,7 @@ config.substitutions.extend([
     ("%etcopy_obj_root", config.etcopy_obj_root),
     ("%mlir_cmake_dir", config.mlir_cmake_dir),
     ("%cxx", os.path.join(config.llvm_tools_dir, "clang++")),
+    ("%sanitizer_flags", config.sanitizer_flags),
     ("%etcopy_lib_dir", lib),
     ("%etcopy_tools", config.etcopy_tools_dir),
     ("%etcopy_cuda_sim", sim),
@@ -78,7 +106,7 @@ config.substitutions.extend([
 
 # Execution: mlir-runner JIT-runs @main of lowered code against the
 # simulator, the host runtime libraries only, or the real CUDA runtime.
-runner = os.path.join(config.llvm_tools_dir, "mlir-runner")
+runner = preload + os.path.join(config.llvm_tools_dir, "mlir-runner")
 run_main = runner + " -e main --entry-point-result=void --shared-libs="
 gpu_libs = ",".join([config.cudart_library, runner_utils, c_runner_utils])
 config.substitutions.extend([

@@ -28,7 +28,18 @@ PY
   where="the GPU, through $CUDART"
 fi
 
+# A sanitized build (utils/sanitize.sh): mlir-runner is not instrumented
+# but loads the instrumented simulator, so it needs the ASan runtime first
+# (docs/Reliability.md).
+runner=("$LLVM_PREFIX/bin/mlir-runner")
+if grep -qs '^ETCOPY_ENABLE_SANITIZERS:BOOL=ON' "$BUILD_DIR/CMakeCache.txt"; then
+  asan=$("$LLVM_PREFIX/bin/clang" -print-file-name=libclang_rt.asan-x86_64.so)
+  export ASAN_OPTIONS=${ASAN_OPTIONS:-allow_user_poisoning=0}
+  runner=(env LD_PRELOAD="$asan" ASAN_OPTIONS="$ASAN_OPTIONS:detect_leaks=0"
+          "${runner[@]}")
+fi
+
 echo "== $EXAMPLE: etcopy-opt --etcopy-to-cuda, run on $where"
 "$BUILD_DIR/bin/etcopy-opt" "$EXAMPLE" --etcopy-to-cuda |
-  "$LLVM_PREFIX/bin/mlir-runner" -e main --entry-point-result=void \
+  "${runner[@]}" -e main --entry-point-result=void \
     --shared-libs="$runtime,$LLVM_PREFIX/lib/libmlir_runner_utils.so,$LLVM_PREFIX/lib/libmlir_c_runner_utils.so"

@@ -5,6 +5,9 @@
 # builds against (when run as root; otherwise prints the command to run),
 # configures the build in ./build (or $ETCOPY_BUILD_DIR) with CMake + Ninja,
 # and builds everything. Safe to rerun: it only does what is missing.
+# Arguments are extra CMake options for the first configuration, e.g.
+# `ETCOPY_BUILD_DIR=build-sanitize utils/setup.sh -DETCOPY_BUILD_FUZZERS=ON`
+# (what utils/sanitize.sh runs).
 #
 #===----------------------------------------------------------------------===#
 set -euo pipefail
@@ -13,7 +16,8 @@ cd "$(dirname "$0")/.."
 BUILD_DIR=${ETCOPY_BUILD_DIR:-build}
 LLVM_PREFIX=/usr/lib/llvm-22
 PACKAGES=(llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools clang-22
-          lld-22 ninja-build cmake python3 libgtest-dev valgrind)
+          lld-22 ninja-build cmake python3 libgtest-dev valgrind
+          libclang-rt-22-dev)
 
 missing=()
 for pkg in "${PACKAGES[@]}"; do
@@ -33,6 +37,9 @@ if ((${#missing[@]})); then
   apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
 
+echo "etcopy setup: packages ready (${SECONDS}s)"
+start=$SECONDS
+
 if [[ ! -f $BUILD_DIR/build.ninja ]]; then
   cmake -G Ninja -S . -B "$BUILD_DIR" \
     -DCMAKE_BUILD_TYPE=Release \
@@ -40,6 +47,8 @@ if [[ ! -f $BUILD_DIR/build.ninja ]]; then
     -DCMAKE_CXX_COMPILER=$LLVM_PREFIX/bin/clang++ \
     -DLLVM_USE_LINKER=lld \
     -DMLIR_DIR=$LLVM_PREFIX/lib/cmake/mlir \
-    -DLLVM_EXTERNAL_LIT=$LLVM_PREFIX/bin/lit
+    -DLLVM_EXTERNAL_LIT=$LLVM_PREFIX/bin/lit \
+    "$@"
 fi
 cmake --build "$BUILD_DIR"
+echo "etcopy setup: $BUILD_DIR configured and built ($((SECONDS - start))s)"

@@ -3,13 +3,14 @@
  * Links with the LLVM IR embed-compiler writes and a CUDA runtime (the
  * simulator or libcudart). It implements the delegate @scale as a device
  * delegate would (reading its input from device memory, returning a device
- * buffer it allocated), calls @method and prints the result.
+ * buffer it allocated), calls @method, prints the result and frees it.
  *
  *===----------------------------------------------------------------------===*/
 
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 /* The CUDA Runtime API: cuda_runtime_api.h, or the declarations the
    simulator installs for builds without the CUDA toolkit. */
@@ -51,5 +52,7 @@ int main(void) {
     printf("method[%d] = %.4f (expected %.4f)\n", i,
            result.aligned[result.offset + i], expected);
   }
+  /* The result is host memory the method allocated: the caller owns it. */
+  free(result.allocated);
   return 0;
 }
