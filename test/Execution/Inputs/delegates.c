@@ -63,3 +63,9 @@ void _mlir_ciface_add(MemRef1D *result, MemRef1D *a, MemRef1D *b) {
     out[i] = lhs[i] + rhs[i];
   store(result, out);
 }
+
+// add_on_cuda1(a, b) = a + b, declared on cuda:1 by tensor-level-planning.mlir
+// (the same code: a delegate runs with its own device current).
+void _mlir_ciface_add_on_cuda1(MemRef1D *result, MemRef1D *a, MemRef1D *b) {
+  _mlir_ciface_add(result, a, b);
+}
