@@ -323,6 +323,118 @@ static LogicalResult verifyDelegateSignatures(ModuleOp module) {
   return success(valid);
 }
 
+/// The buffer type a delegate takes or returns for `type`: a ranked tensor
+/// becomes a memref of the identity layout in the memory space its encoding
+/// names, as One-Shot Bufferize converts function boundaries here.
+static Type getDelegateBufferType(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor)
+    return type;
+  return MemRefType::get(tensor.getShape(), tensor.getElementType(),
+                         MemRefLayoutAttrInterface(), tensor.getEncoding());
+}
+
+/// Whether the calls of `function` are bufferized ahead of One-Shot
+/// Bufferize: a delegate declaration that writes none of its arguments and
+/// has ranked tensors only, so that the contract alone fixes every buffer
+/// its calls take and return.
+static bool isBufferizedAhead(func::FuncOp function) {
+  if (!function.isExternal() || !getDelegateDevice(function))
+    return false;
+  for (unsigned index = 0, e = function.getNumArguments(); index < e; ++index) {
+    if (function.getArgAttr(index, EtCopyDialect::getWritesAttrName()))
+      return false;
+    // Explicit bufferization attributes win over the contract.
+    auto access = function.getArgAttrOfType<StringAttr>(
+        index, BufferizationDialect::kBufferAccessAttrName);
+    if (access && access.getValue() != "read")
+      return false;
+  }
+  bool hasTensor = false;
+  for (Type type : llvm::concat<const Type>(function.getArgumentTypes(),
+                                            function.getResultTypes())) {
+    if (!isa<TensorType>(type))
+      continue;
+    if (!isa<RankedTensorType>(type))
+      return false;
+    hasTensor = true;
+  }
+  return hasTensor;
+}
+
+/// Bufferizes the calls of read-only delegates (isBufferizedAhead) before
+/// One-Shot Bufferize runs, by the delegate contract: the delegate only reads
+/// its operands, given through read-only `bufferization.to_buffer`s, and
+/// returns new buffers that alias nothing, taken back through `restrict
+/// writable` `bufferization.to_tensor`s. The result is what One-Shot
+/// Bufferize makes of such a call with the contract's annotations, but its
+/// analysis never sees the call: its call model looks the callee up in a
+/// symbol table it rebuilds for every query (O(functions) each, so a method
+/// of N delegate calls cost O(N^2)). Here it is one walk and one lookup per
+/// call: O(n).
+static void bufferizeDelegateCallsAhead(ModuleOp module) {
+  DenseMap<StringAttr, func::FuncOp> delegates;
+  for (auto function : module.getOps<func::FuncOp>())
+    if (isBufferizedAhead(function))
+      delegates.try_emplace(function.getSymNameAttr(), function);
+  if (delegates.empty())
+    return;
+
+  SmallVector<func::CallOp> calls;
+  module.walk([&](func::CallOp call) {
+    if (delegates.contains(call.getCalleeAttr().getAttr()))
+      calls.push_back(call);
+  });
+  IRRewriter rewriter(module.getContext());
+  for (func::CallOp call : calls) {
+    Location loc = call.getLoc();
+    rewriter.setInsertionPoint(call);
+    SmallVector<Value> operands;
+    for (Value operand : call.getOperands()) {
+      Type type = getDelegateBufferType(operand.getType());
+      operands.push_back(
+          type == operand.getType()
+              ? operand
+              : (Value)bufferization::ToBufferOp::create(rewriter, loc, type, operand,
+                                                  /*read_only=*/true));
+    }
+    auto bufferized = func::CallOp::create(
+        rewriter, loc, call.getCalleeAttr(),
+        llvm::map_to_vector(call.getResultTypes(), getDelegateBufferType),
+        operands);
+    bufferized->setDiscardableAttrs(call->getDiscardableAttrDictionary());
+    bufferized.setNoInline(call.getNoInline());
+    SmallVector<Value> results;
+    for (auto [result, buffer] :
+         llvm::zip_equal(call.getResults(), bufferized.getResults())) {
+      results.push_back(
+          result.getType() == buffer.getType()
+              ? Value(buffer)
+              : bufferization::ToTensorOp::create(
+                    rewriter, loc, result.getType(), buffer,
+                    /*restrict=*/rewriter.getUnitAttr(),
+                    /*writable=*/rewriter.getUnitAttr()));
+    }
+    rewriter.replaceOp(call, results);
+  }
+  // The declarations take buffers now; their arguments say that they are
+  // only read, for the passes that follow (and as applyDelegateContract does
+  // for the others).
+  StringAttr read = rewriter.getStringAttr("read");
+  for (func::FuncOp function : llvm::make_second_range(delegates)) {
+    function.setType(FunctionType::get(
+        module.getContext(),
+        llvm::map_to_vector(function.getArgumentTypes(), getDelegateBufferType),
+        llvm::map_to_vector(function.getResultTypes(), getDelegateBufferType)));
+    for (auto [index, type] : llvm::enumerate(function.getArgumentTypes()))
+      if (isa<BaseMemRefType>(type) &&
+          !function.getArgAttr(index,
+                               BufferizationDialect::kBufferAccessAttrName))
+        function.setArgAttr(index, BufferizationDialect::kBufferAccessAttrName,
+                            read);
+  }
+}
+
 /// States the delegate contract to One-Shot Bufferize: a delegate
 /// declaration reads its tensor arguments (and writes those marked
 /// etcopy.writes) and returns fresh buffers; a delegate definition may not
@@ -376,7 +488,10 @@ enum class Origin {
 /// (freed or retained): their frees need no run-time alias check, and they
 /// contribute nothing to the ownership of the retained values. Upstream's
 /// buffer-deallocation-simplification splits only allocations: it must
-/// assume that a call result may alias the call's operands.
+/// assume that a call result may alias the call's operands. Run before it,
+/// this leaves that pass small deallocations: its pairwise alias queries are
+/// quadratic in the buffers of one dealloc (a method of 1 500 delegate calls
+/// ends with one dealloc of 1 500 buffers).
 struct SplitDistinctDeallocations
     : public OpRewritePattern<bufferization::DeallocOp> {
   SplitDistinctDeallocations(MLIRContext *context,
@@ -388,19 +503,36 @@ struct SplitDistinctDeallocations
     ValueRange memrefs = dealloc.getMemrefs();
     if (memrefs.size() == 1 && dealloc.getRetained().empty())
       return rewriter.notifyMatchFailure(dealloc, "already a single free");
+
+    // Two buffers are known distinct when they view different buffers and
+    // one is a new allocation while the other is not of unknown origin. So
+    // a new allocation is distinct from all the others unless one views the
+    // same buffer or is of unknown origin; an argument only if all the
+    // others are new allocations of other buffers; a buffer of unknown
+    // origin never. Counting the views of each buffer and the values of each
+    // origin once decides every value in O(memrefs + retained), where
+    // comparing pairs would cost O((memrefs + retained)^2) on the single
+    // dealloc that ends a long method.
+    SmallVector<std::pair<Value, Origin>> origins;
+    DenseMap<Value, unsigned> viewsOfBase;
+    unsigned unknown = 0, notFresh = 0;
+    for (Value value : llvm::concat<const Value>(memrefs,
+                                                 dealloc.getRetained())) {
+      std::pair<Value, Origin> origin = getOrigin(value);
+      origins.push_back(origin);
+      ++viewsOfBase[origin.first];
+      unknown += origin.second == Origin::Unknown;
+      notFresh += origin.second != Origin::Fresh;
+    }
+
     SmallVector<Value> keptMemrefs, keptConditions;
     SmallVector<std::pair<Value, Value>> split;
-    for (auto [index, value] : llvm::enumerate(memrefs)) {
-      Value memref = value;
-      auto isDistinct = [&](Value other) {
-        return other == memref || isKnownDistinct(memref, other);
-      };
+    for (auto [index, memref] : llvm::enumerate(memrefs)) {
+      auto [base, origin] = origins[index];
       bool distinct =
-          llvm::all_of(memrefs.take_front(index), isDistinct) &&
-          llvm::all_of(memrefs.drop_front(index + 1), isDistinct) &&
-          llvm::all_of(dealloc.getRetained(), [&](Value retained) {
-            return isKnownDistinct(memref, retained);
-          });
+          viewsOfBase[base] == 1 &&
+          ((origin == Origin::Fresh && unknown == 0) ||
+           (origin == Origin::Argument && notFresh == 1));
       Value condition = dealloc.getConditions()[index];
       if (distinct) {
         split.emplace_back(memref, condition);
@@ -454,17 +586,6 @@ struct SplitDistinctDeallocations
     return {value, Origin::Unknown};
   }
 
-  /// Whether `a` and `b` are views of different buffers: two different new
-  /// allocations, or a new allocation and a function argument.
-  bool isKnownDistinct(Value a, Value b) const {
-    auto [baseA, originA] = getOrigin(a);
-    auto [baseB, originB] = getOrigin(b);
-    if (baseA == baseB)
-      return false;
-    return (originA == Origin::Fresh && originB != Origin::Unknown) ||
-           (originB == Origin::Fresh && originA != Origin::Unknown);
-  }
-
   const DenseSet<StringAttr> &delegates;
 };
 
@@ -511,7 +632,8 @@ void BufferizePass::buildPipelines() {
   deallocate.addPass(
       bufferization::createOwnershipBasedBufferDeallocationPass());
   deallocate.addPass(createCanonicalizerPass());
-  deallocate.addPass(bufferization::createBufferDeallocationSimplificationPass());
+  lowerDeallocations.addPass(
+      bufferization::createBufferDeallocationSimplificationPass());
   lowerDeallocations.addPass(bufferization::createLowerDeallocationsPass());
   lowerDeallocations.addPass(createCSEPass());
   lowerDeallocations.addPass(createCanonicalizerPass());
@@ -650,6 +772,7 @@ void BufferizePass::runOnOperation() {
 
   if (failed(verifyDelegateSignatures(module)))
     return signalPassFailure();
+  bufferizeDelegateCallsAhead(module);
   SmallVector<func::FuncOp> contractBodies = applyDelegateContract(module);
   LogicalResult bufferized = runPipeline(bufferize, module);
   for (func::FuncOp function : contractBodies)
