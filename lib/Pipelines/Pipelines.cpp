@@ -71,9 +71,7 @@ void etcopy::buildEtCopyToCUDAPipeline(OpPassManager &pm,
   addTensorStages(pm, options);
   if (options.planMemory) {
     EtCopyPlanDeviceMemoryOptions planning;
-    planning.arenaOwnership =
-        options.arenaOwnership == ArenaOwnership::Caller ? "caller"
-                                                         : "function";
+    planning.arenaOwnership = options.arenaOwnership;
     pm.addPass(createEtCopyPlanDeviceMemory(planning));
   }
   pm.addPass(createEtCopyExportSignatures());

@@ -3,7 +3,8 @@
 
 Generates memref-level functions whose buffers live on CUDA devices (chains,
 diamonds, skip connections, loops, mixed sizes, two devices), plans them with
-`etcopy-opt --etcopy-plan-device-memory=emit-remarks`, and reports per case:
+`etcopy-opt --etcopy-plan-device-memory --remarks-filter-passed=etcopy` (a
+remark per planned function gives its arenas), and reports per case:
 
   * bytes requested: the sum of the buffer sizes (what the function would
     allocate without planning, loops counted once);
@@ -377,7 +378,7 @@ def cases(scale):
 # Measurement
 #===----------------------------------------------------------------------===#
 
-REMARK = re.compile(r"remark: planned (.*)")
+REMARK = re.compile(r'remark: \[Passed\] ArenasPlanned .*Remark="planned ([^"]*)"')
 ARENA = re.compile(r"(\S+) arena: (\d+) buffer\(s\), (\d+) bytes requested, "
                    r"(\d+) bytes \(peak live (\d+)\)")
 STATS = re.compile(r"etcopy-cuda-sim: stats: .*\ballocs=(\d+) frees=(\d+)")
@@ -413,7 +414,8 @@ def measure(args, name, function, directory):
     with open(source, "w") as f:
         f.write(function.module())
     proc = run([args.etcopy_opt, source,
-                "--etcopy-plan-device-memory=emit-remarks",
+                "--etcopy-plan-device-memory",
+                "--remarks-filter-passed=etcopy",
                 "--mlir-print-op-on-diagnostic=false", "-o", planned])
     arenas = []
     for line in proc.stderr.splitlines():

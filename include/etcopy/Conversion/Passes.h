@@ -11,6 +11,7 @@
 #include "etcopy/Conversion/EtCopyToGPU/EtCopyToGPU.h"
 #include "etcopy/Conversion/EtCopyToHost/EtCopyToHost.h"
 #include "etcopy/Conversion/GPUToCUDARuntime/GPUToCUDARuntime.h"
+#include "etcopy/Support/EnumOptionParser.h"
 #include "mlir/Pass/Pass.h"
 
 namespace mlir {
@@ -28,6 +29,23 @@ namespace tensor {
 class TensorDialect;
 } // namespace tensor
 
+namespace etcopy {
+
+/// The memory space convert-etcopy-to-gpu gives device memrefs
+/// (`memory-space`).
+enum class OutputMemorySpace {
+  /// `#etcopy.device<...>`, as in the input.
+  EtCopy,
+  /// `#gpu.address_space<global>` (cuda:0 only), no etcopy left.
+  GPU,
+};
+
+} // namespace etcopy
+} // namespace mlir
+
+ETCOPY_DECLARE_ENUM_OPTION_PARSER(::mlir::etcopy::OutputMemorySpace)
+
+namespace mlir {
 namespace etcopy {
 
 #define GEN_PASS_DECL

@@ -77,11 +77,16 @@ def ConvertEtCopyToGPU : Pass<"convert-etcopy-to-gpu", "::mlir::ModuleOp"> {
                            "::mlir::memref::MemRefDialect"];
   let options = [
     Option<"async", "async", "bool", /*default=*/"true",
-           "Emit async gpu ops chained by tokens (false: sync forms)">,
-    Option<"memorySpace", "memory-space", "std::string", /*default=*/"\"etcopy\"",
-           "Memory space of device memrefs in the output: 'etcopy' keeps "
-           "#etcopy.device<...>, 'gpu' uses #gpu.address_space<global> "
-           "(cuda:0 only)">,
+           "Emit async gpu ops chained by tokens (false: sync forms) "
+           "(default: true)">,
+    Option<"memorySpace", "memory-space", "::mlir::etcopy::OutputMemorySpace",
+           /*default=*/"::mlir::etcopy::OutputMemorySpace::EtCopy",
+           "Memory space of device memrefs in the output (default: etcopy)",
+           [{::llvm::cl::values(
+             clEnumValN(::mlir::etcopy::OutputMemorySpace::EtCopy, "etcopy",
+                        "keep #etcopy.device<...>"),
+             clEnumValN(::mlir::etcopy::OutputMemorySpace::GPU, "gpu",
+                        "#gpu.address_space<global> (cuda:0 only)"))}]>,
   ];
   let statistics = [
     Statistic<"numCopies", "copies", "Number of gpu.memcpy ops created">,

@@ -555,16 +555,10 @@ struct ConvertEtCopyToGPUPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (memorySpace != "etcopy" && memorySpace != "gpu") {
-      module.emitError("invalid memory-space '")
-          << memorySpace << "' for convert-etcopy-to-gpu; valid values are: "
-          << "etcopy, gpu";
-      return signalPassFailure();
-    }
-
     EtCopyToGPUOptions conversionOptions;
     conversionOptions.async = async;
-    conversionOptions.useGPUAddressSpace = memorySpace == "gpu";
+    conversionOptions.useGPUAddressSpace =
+        memorySpace == etcopy::OutputMemorySpace::GPU;
     EtCopyToGPUStatistics statistics;
     if (failed(convertEtCopyToGPU(module, conversionOptions, &statistics)))
       return signalPassFailure();

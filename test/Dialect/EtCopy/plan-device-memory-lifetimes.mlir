@@ -1,5 +1,5 @@
 // RUN: etcopy-opt %s -split-input-file --etcopy-plan-device-memory | FileCheck %s
-// RUN: etcopy-opt %s -split-input-file -verify-diagnostics --mlir-print-op-on-diagnostic=false --etcopy-plan-device-memory=emit-remarks > /dev/null
+// RUN: etcopy-opt %s -split-input-file -verify-diagnostics --mlir-print-op-on-diagnostic=false --etcopy-plan-device-memory --remarks-filter-missed=etcopy --remarks-filter-passed=etcopy > /dev/null
 
 // A buffer lives from its allocation to its last use, not to its
 // deallocation; a call to a delegate is an access of the buffers it is
@@ -27,10 +27,13 @@
 !d = memref<256xf32, #etcopy.device<cuda:0>>
 // expected-remark @below {{planned cuda:0 arena: 3 buffer(s), 3072 bytes requested, 2048 bytes (peak live 2048)}}
 func.func @deallocs_at_block_end(%x: memref<256xf32>, %y: memref<256xf32>) {
+  // expected-remark @below {{Arena=cuda:0, Offset=0, Size=1024}}
   %a = memref.alloc() : !d
   etcopy.h2d %x, %a : memref<256xf32> -> !d
+  // expected-remark @below {{Arena=cuda:0, Offset=1024, Size=1024}}
   %b = memref.alloc() : !d
   memref.copy %a, %b : !d to !d
+  // expected-remark @below {{Arena=cuda:0, Offset=0, Size=1024}}
   %c = memref.alloc() : !d
   memref.copy %b, %c : !d to !d
   etcopy.d2h %c, %y : !d -> memref<256xf32>
@@ -58,10 +61,12 @@ func.func @deallocs_at_block_end(%x: memref<256xf32>, %y: memref<256xf32>) {
 !d = memref<256xf32, #etcopy.device<cuda:0>>
 // expected-remark @below {{planned cuda:0 arena: 2 buffer(s), 2048 bytes requested, 2048 bytes (peak live 2048)}}
 func.func @use_in_loop(%x: memref<256xf32>, %y: memref<256xf32>, %lb: index, %ub: index, %step: index) {
+  // expected-remark @below {{Arena=cuda:0, Offset=0, Size=1024}}
   %a = memref.alloc() : !d
   etcopy.h2d %x, %a : memref<256xf32> -> !d
   scf.for %i = %lb to %ub step %step {
     etcopy.d2h %a, %y : !d -> memref<256xf32>
+    // expected-remark @below {{Arena=cuda:0, Offset=1024, Size=1024}}
     %t = memref.alloc() : !d
     etcopy.h2d %x, %t : memref<256xf32> -> !d
     etcopy.d2h %t, %y : !d -> memref<256xf32>
@@ -88,12 +93,15 @@ func.func @use_in_loop(%x: memref<256xf32>, %y: memref<256xf32>, %lb: index, %ub
 !h = memref<128xf32, strided<[1]>, #etcopy.device<cuda:0>>
 // expected-remark @below {{planned cuda:0 arena: 3 buffer(s), 3072 bytes requested, 2048 bytes (peak live 2048)}}
 func.func @use_through_view(%x: memref<256xf32>, %y: memref<128xf32>) {
+  // expected-remark @below {{Arena=cuda:0, Offset=0, Size=1024}}
   %a = memref.alloc() : !d
   %half = memref.subview %a[0] [128] [1] : !d to !h
   etcopy.h2d %x, %a : memref<256xf32> -> !d
+  // expected-remark @below {{Arena=cuda:0, Offset=1024, Size=1024}}
   %b = memref.alloc() : !d
   etcopy.h2d %x, %b : memref<256xf32> -> !d
   etcopy.d2h %half, %y : !h -> memref<128xf32>
+  // expected-remark @below {{Arena=cuda:0, Offset=0, Size=1024}}
   %c = memref.alloc() : !d
   memref.copy %b, %c : !d to !d
   memref.dealloc %c : !d
@@ -129,10 +137,13 @@ func.func private @kernel_part(!p, !d {etcopy.writes})
     attributes {etcopy.device = #etcopy.device<cuda:0>}
 // expected-remark @below {{planned cuda:0 arena: 3 buffer(s), 3072 bytes requested, 2048 bytes (peak live 2048)}}
 func.func @delegate_calls(%x: memref<256xf32>, %y: memref<256xf32>) {
+  // expected-remark @below {{Arena=cuda:0, Offset=0, Size=1024}}
   %in = memref.alloc() : !d
   etcopy.h2d %x, %in : memref<256xf32> -> !d
+  // expected-remark @below {{Arena=cuda:0, Offset=1024, Size=1024}}
   %out = memref.alloc() : !d
   %fresh = func.call @kernel(%in, %out) : (!d, !d) -> !d
+  // expected-remark @below {{Arena=cuda:0, Offset=0, Size=1024}}
   %next = memref.alloc() : !d
   etcopy.h2d %x, %next : memref<256xf32> -> !d
   %part = memref.subview %next[0] [128] [1] : !d to !p
@@ -160,11 +171,11 @@ func.func @delegate_calls(%x: memref<256xf32>, %y: memref<256xf32>) {
 func.func private @host(!d)
 func.func private @on_cpu(!d) attributes {etcopy.device = #etcopy.device<cpu>}
 func.func @other_calls() {
-  // expected-remark @below {{not planned: it escapes through 'func.call'}}
+  // expected-remark @below {{Reason="it escapes through 'func.call'", Remark="not planned"}}
   %a = memref.alloc() : !d
   func.call @host(%a) : (!d) -> ()
   memref.dealloc %a : !d
-  // expected-remark @below {{not planned: it escapes through 'func.call'}}
+  // expected-remark @below {{Reason="it escapes through 'func.call'", Remark="not planned"}}
   %b = memref.alloc() : !d
   func.call @on_cpu(%b) : (!d) -> ()
   memref.dealloc %b : !d

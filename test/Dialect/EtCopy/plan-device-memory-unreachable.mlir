@@ -1,4 +1,4 @@
-// RUN: etcopy-opt %s -split-input-file -verify-diagnostics --mlir-print-op-on-diagnostic=false --etcopy-plan-device-memory=emit-remarks | FileCheck %s
+// RUN: etcopy-opt %s -split-input-file -verify-diagnostics --mlir-print-op-on-diagnostic=false --etcopy-plan-device-memory --remarks-filter-missed=etcopy --remarks-filter-passed=etcopy | FileCheck %s
 // RUN: etcopy-opt %s -split-input-file --etcopy-plan-device-memory=arena-ownership=caller | FileCheck %s --check-prefix=CALLER
 // The output verifies and parses again.
 // RUN: etcopy-opt %s -split-input-file --etcopy-plan-device-memory | etcopy-opt -split-input-file > /dev/null
@@ -28,13 +28,15 @@
 func.func private @sink(!d)
 // expected-remark @below {{planned cuda:0 arena: 2 buffer(s), 2048 bytes requested, 1024 bytes (peak live 1024)}}
 func.func @dead_uses(%x: memref<256xf32>) -> !d {
+  // expected-remark @below {{Arena=cuda:0, Offset=0, Size=1024}}
   %a = memref.alloc() : !d
   etcopy.h2d %x, %a : memref<256xf32> -> !d
   memref.dealloc %a : !d
+  // expected-remark @below {{Arena=cuda:0, Offset=0, Size=1024}}
   %b = memref.alloc() : !d
   etcopy.h2d %x, %b : memref<256xf32> -> !d
   memref.dealloc %b : !d
-  // expected-remark @below {{not planned: it escapes through 'func.return'}}
+  // expected-remark @below {{Reason="it escapes through 'func.return'", Remark="not planned"}}
   %r = memref.alloc() : !d
   return %r : !d
 ^dead:
@@ -51,11 +53,11 @@ func.func @dead_uses(%x: memref<256xf32>) -> !d {
 // CHECK: memref.alloc() : memref<256xf32, #etcopy.device<cuda:0>>
 // CHECK: memref.alloc() : memref<256xf32, #etcopy.device<cuda:0>>
 func.func @dead_allocations() {
-  // expected-remark @below {{not planned: it is not freed in the function}}
+  // expected-remark @below {{Reason="it is not freed in the function", Remark="not planned"}}
   %leaked = memref.alloc() : memref<256xf32, #etcopy.device<cuda:0>>
   return
 ^dead:
-  // expected-remark @below {{not planned: it is allocated in a block unreachable from the entry}}
+  // expected-remark @below {{Reason="it is allocated in a block unreachable from the entry", Remark="not planned"}}
   %dead = memref.alloc() : memref<256xf32, #etcopy.device<cuda:0>>
   memref.dealloc %dead : memref<256xf32, #etcopy.device<cuda:0>>
   memref.dealloc %leaked : memref<256xf32, #etcopy.device<cuda:0>>
@@ -76,6 +78,7 @@ func.func @dead_allocations() {
 func.func private @sink(!d)
 // expected-remark @below {{planned cuda:0 arena: 1 buffer(s), 1024 bytes requested, 1024 bytes (peak live 1024)}}
 func.func @dead_block_in_region(%x: memref<256xf32>) {
+  // expected-remark @below {{Arena=cuda:0, Offset=0, Size=1024}}
   %a = memref.alloc() : !d
   etcopy.h2d %x, %a : memref<256xf32> -> !d
   scf.execute_region {
@@ -107,6 +110,7 @@ func.func @dead_block_in_region(%x: memref<256xf32>) {
 !d = memref<256xf32, #etcopy.device<cuda:0>>
 // expected-remark @below {{planned cuda:0 arena: 1 buffer(s), 1024 bytes requested, 1024 bytes (peak live 1024)}}
 func.func private @callee(%x: memref<256xf32>) {
+  // expected-remark @below {{Arena=cuda:0, Offset=0, Size=1024}}
   %t = memref.alloc() : !d
   etcopy.h2d %x, %t : memref<256xf32> -> !d
   etcopy.d2h %t, %x : !d -> memref<256xf32>

@@ -1,7 +1,7 @@
-// RUN: etcopy-opt %s -etcopy-propagate-device -verify-diagnostics | FileCheck %s --check-prefixes=CHECK,DEFAULT
-// RUN: etcopy-opt %s -etcopy-propagate-device=skip-h2d-for-method-inputs -verify-diagnostics | FileCheck %s --check-prefixes=CHECK,SKIPH2D
-// RUN: etcopy-opt %s -etcopy-propagate-device=skip-d2h-for-method-outputs -verify-diagnostics | FileCheck %s --check-prefixes=CHECK,SKIPD2H
-// RUN: etcopy-opt %s -etcopy-propagate-device="skip-h2d-for-method-inputs skip-d2h-for-method-outputs" -verify-diagnostics | FileCheck %s --check-prefixes=CHECK,BOTH
+// RUN: etcopy-opt %s -etcopy-propagate-device -verify-diagnostics --remarks-filter-missed=etcopy | FileCheck %s --check-prefixes=CHECK,DEFAULT
+// RUN: etcopy-opt %s -etcopy-propagate-device=skip-h2d-for-method-inputs -verify-diagnostics --remarks-filter-missed=etcopy | FileCheck %s --check-prefixes=CHECK,SKIPH2D
+// RUN: etcopy-opt %s -etcopy-propagate-device=skip-d2h-for-method-outputs -verify-diagnostics --remarks-filter-missed=etcopy | FileCheck %s --check-prefixes=CHECK,SKIPD2H
+// RUN: etcopy-opt %s -etcopy-propagate-device="skip-h2d-for-method-inputs skip-d2h-for-method-outputs" -verify-diagnostics --remarks-filter-missed=etcopy | FileCheck %s --check-prefixes=CHECK,BOTH
 
 // ExecuTorch's flags, as pass options and per method. With
 // skip-h2d-for-method-inputs, a method argument whose users all need it on
@@ -47,15 +47,15 @@ func.func @two_users(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
   return %a, %b : tensor<4xf32>, tensor<4xf32>
 }
 
-// An argument also used on the host keeps its copy, with a remark; never
-// an error. (These methods turn skip-h2d on themselves, so that the remarks
+// An argument also used on the host keeps its copy, with a missed remark
+// (--remarks-filter-missed=etcopy); never an error. (These methods turn skip-h2d on themselves, so that the remarks
 // come in every run.)
 // CHECK-LABEL: func.func @also_on_host
 // CHECK-SAME: (%[[X:.*]]: tensor<4xf32>)
 // CHECK: %[[D:.*]] = etcopy.h2d %[[X]]
 // CHECK: call @f(%[[D]])
 // CHECK: call @host(%[[X]])
-// expected-remark @+1 {{argument #0 of method @also_on_host stays on the host despite skip-h2d-for-method-inputs: it is also used on the host (by 'func.call')}}
+// expected-remark @+1 {{[Missed] ArgumentKeptOnHost | Category:etcopy:etcopy-propagate-device | Function=also_on_host | Reason="it is also used on the host (by 'func.call')", Remark="argument #0 of method @also_on_host stays on the host despite skip-h2d-for-method-inputs"}}
 func.func @also_on_host(%x: tensor<4xf32>) -> tensor<4xf32>
     attributes {etcopy.propagate = {skip_h2d_for_method_inputs = true}} {
   %a = func.call @f(%x) : (tensor<4xf32>) -> tensor<4xf32>
@@ -72,7 +72,7 @@ func.func @also_on_host(%x: tensor<4xf32>) -> tensor<4xf32>
 // CHECK: %[[D1:.*]] = etcopy.h2d %[[X]] : tensor<4xf32> -> tensor<4xf32, #etcopy.device<cuda:1>>
 // CHECK: call @g(%[[D1]])
 // CHECK: call @g(%[[Y]])
-// expected-remark @+1 {{argument #0 of method @two_devices stays on the host despite skip-h2d-for-method-inputs: it is used on cuda:0 and on cuda:1}}
+// expected-remark @+1 {{[Missed] ArgumentKeptOnHost | Category:etcopy:etcopy-propagate-device | Function=two_devices | Reason="it is used on cuda:0 and on cuda:1", Remark="argument #0 of method @two_devices stays on the host despite skip-h2d-for-method-inputs"}}
 func.func @two_devices(%x: tensor<4xf32>, %y: tensor<4xf32>)
     attributes {etcopy.propagate = {skip_h2d_for_method_inputs = true}} {
   %a = func.call @f(%x) : (tensor<4xf32>) -> tensor<4xf32>

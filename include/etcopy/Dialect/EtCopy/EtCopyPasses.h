@@ -31,6 +31,12 @@ inline llvm::raw_ostream &operator<<(llvm::raw_ostream &os,
   return os << (ownership == ArenaOwnership::Caller ? "caller" : "function");
 }
 
+} // namespace mlir::etcopy
+
+ETCOPY_DECLARE_ENUM_OPTION_PARSER(::mlir::etcopy::ArenaOwnership)
+
+namespace mlir::etcopy {
+
 #define GEN_PASS_DECL
 #include "etcopy/Dialect/EtCopy/EtCopyPasses.h.inc"
 

@@ -44,7 +44,7 @@ def EtCopyPropagateDevice : Pass<"etcopy-propagate-device", "::mlir::ModuleOp"> 
     * With `skip-h2d-for-method-inputs`, a method argument whose every user
       needs it on one device becomes a device-typed argument; an argument
       also used on the host or on another device keeps its copies and a
-      remark says why. With `skip-d2h-for-method-outputs`, a method result
+      missed remark (`ArgumentKeptOnHost`) says why. With `skip-d2h-for-method-outputs`, a method result
       produced on a device stays device-typed (host users inside the method
       still get their `etcopy.d2h`). A method's
       `etcopy.propagate = {skip_h2d_for_method_inputs = ...,
@@ -120,17 +120,25 @@ def EtCopyPropagateDevice : Pass<"etcopy-propagate-device", "::mlir::ModuleOp"> 
     sweeps, each choosing again only for the classes whose inputs changed,
     with the needs of each value counted once; each copy is placed in
     O(users x d) (see docs/CompileTime.md).
+
+    Remarks (category `etcopy`, subcategory `etcopy-propagate-device`, shown
+    by `--remarks-filter=etcopy`): `Placement` (analysis) for each class of
+    forwarded values whose placement the pass chose, `CopyInserted`
+    (passed) for each copy, `ArgumentOnDevice` / `ResultOnDevice` (passed)
+    under the skip options, `ArgumentKeptOnHost` (missed) with the reason,
+    and a `Summary` (analysis) with the counts of the statistics. See
+    docs/Placement.md.
   }];
   let dependentDialects = ["::mlir::etcopy::EtCopyDialect"];
   let options = [
     Option<"skipH2DForMethodInputs", "skip-h2d-for-method-inputs", "bool",
            /*default=*/"false",
            "Leave method arguments consumed only by delegates of one device "
-           "on that device instead of copying them">,
+           "on that device instead of copying them (default: false)">,
     Option<"skipD2HForMethodOutputs", "skip-d2h-for-method-outputs", "bool",
            /*default=*/"false",
            "Return method results produced on a device without copying "
-           "them to the host">,
+           "them to the host (default: false)">,
   ];
   let statistics = [
     Statistic<"numH2DInserted", "h2d-inserted",
@@ -223,6 +231,12 @@ def EtCopyOptimizeTransfers
     region's blocks are found once; moving a copy keeps the operation order
     of its block known; the dominator tree is walked only for users that the
     block of the first one does not dominate (see docs/CompileTime.md).
+
+    Remarks (category `etcopy`, subcategory `etcopy-optimize-transfers`):
+    `RoundTripElided`, `DuplicatesMerged`, `DeadCopyErased`,
+    `CopyHoisted`, `LoopStateCarried` and `CopySunk` (passed) for each
+    rewrite, `CopyKept` (missed) for each copy left in the module with the
+    reason, and a `Summary` (analysis) with the counts of the statistics.
   }];
   let dependentDialects = ["::mlir::etcopy::EtCopyDialect"];
   let statistics = [
@@ -382,6 +396,14 @@ def EtCopyPlanDeviceMemory
     skipped, leaving program order alone, when p exceeds max(2^20, 32 b).
     Call order and, with `arena-ownership=caller`, the uses of every
     function come from one walk of the module (see docs/CompileTime.md).
+
+    Remarks (category `etcopy`, subcategory `etcopy-plan-device-memory`):
+    `BufferPlanned` (passed) for each planned buffer with its arena,
+    offset and size, `BufferNotPlanned` (missed) for each buffer left
+    alone with the reason, `ArenasPlanned` (passed) per planned function
+    (buffers, bytes requested, arena size, peak live bytes per arena), and
+    a `Summary` (analysis) with the counts of the statistics. See
+    docs/MemoryPlanning.md.
   }];
   let dependentDialects = [
     "::mlir::etcopy::EtCopyDialect",
@@ -390,18 +412,20 @@ def EtCopyPlanDeviceMemory
     "::mlir::LLVM::LLVMDialect",
   ];
   let options = [
-    Option<"arenaOwnership", "arena-ownership", "std::string",
-           /*default=*/"\"function\"",
-           "Who allocates the arenas: 'function' (the function itself, at "
-           "entry, freeing them before each return) or 'caller' (leading "
-           "memref<Nxi8> arguments of the function)">,
+    Option<"arenaOwnership", "arena-ownership",
+           "::mlir::etcopy::ArenaOwnership",
+           /*default=*/"::mlir::etcopy::ArenaOwnership::Function",
+           "Who allocates the arenas (default: function)",
+           [{::llvm::cl::values(
+             clEnumValN(::mlir::etcopy::ArenaOwnership::Function, "function",
+                        "the function itself, at entry, freeing them before "
+                        "each return"),
+             clEnumValN(::mlir::etcopy::ArenaOwnership::Caller, "caller",
+                        "the caller: leading memref<Nxi8> arguments of the "
+                        "function"))}]>,
     Option<"planHost", "plan-host", "bool", /*default=*/"false",
            "Also plan host buffers (no memory space or #etcopy.device<cpu>) "
-           "into a cpu arena">,
-    Option<"emitRemarks", "emit-remarks", "bool", /*default=*/"false",
-           "Emit a remark per planned function (buffers, bytes requested, "
-           "arena size, peak live bytes per arena) and per buffer left "
-           "unplanned (why)">,
+           "into a cpu arena (default: false)">,
   ];
   let statistics = [
     Statistic<"numBuffersPlanned", "buffers-planned",

@@ -8,6 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "RemarkUtils.h"
+
 #include "etcopy/Dialect/EtCopy/EtCopyOps.h"
 #include "etcopy/Dialect/EtCopy/EtCopyPasses.h"
 
@@ -155,6 +157,14 @@ static bool isFunctionalCopy(Operation *op) {
 static Value getCopySource(Operation *copy) { return copy->getOperand(0); }
 static Value getCopyResult(Operation *copy) { return copy->getResult(0); }
 
+/// "etcopy.h2d from cpu to cuda:0", for remarks.
+static std::string describeCopy(Operation *copy) {
+  return (copy->getName().getStringRef() + " from " +
+          getPlaceName(getCopySource(copy).getType()) + " to " +
+          getPlaceName(getCopyResult(copy).getType()))
+      .str();
+}
+
 /// Creates the functional copy of `source` to `type`: an h2d when `type` is
 /// on a device, a d2h otherwise.
 static Value createCopy(OpBuilder &builder, Location loc, Type type,
@@ -296,6 +306,15 @@ struct EtCopyOptimizeTransfersPass
   void runOnOperation() override;
 
 private:
+  /// What one run did, for the statistics and the summary remark.
+  struct Counters {
+    uint64_t roundTripsElided = 0;
+    uint64_t duplicatesElided = 0;
+    uint64_t deadElided = 0;
+    uint64_t hoisted = 0;
+    uint64_t sunk = 0;
+  };
+
   // Each step takes the copies in program order (as the round found them)
   // and drops from the list those it erases.
   bool elideRoundTrips(SmallVectorImpl<Operation *> &copies,
@@ -305,6 +324,9 @@ private:
                        CopyPlacement &placement);
   bool carryLoopCopies(ArrayRef<scf::ForOp> loops);
   bool placeCopies(ArrayRef<Operation *> copies, CopyPlacement &placement);
+  void remarkKeptCopies(CopyPlacement &placement);
+
+  Counters counters;
 };
 } // namespace
 
@@ -328,15 +350,25 @@ bool EtCopyOptimizeTransfersPass::elideRoundTrips(
     Value original = getCopySource(inner);
     if (original.getType() != getCopyResult(outer).getType())
       continue;
+    InFlightRemark remark =
+        remarkPassed(outer, "RoundTripElided", getArgument());
+    if (remark)
+      remark << (outer->getName().getStringRef() + "(" +
+                 inner->getName().getStringRef() + "(x)) -> x: x is already " +
+                 "on " + getPlaceName(original.getType()))
+                    .str();
     getCopyResult(outer).replaceAllUsesWith(original);
     erased.insert(outer);
     outer->erase();
-    ++numRoundTripsElided;
-    if (getCopyResult(inner).use_empty()) {
+    ++counters.roundTripsElided;
+    bool innerErased = getCopyResult(inner).use_empty();
+    if (innerErased) {
       erased.insert(inner);
       inner->erase();
-      ++numRoundTripsElided;
+      ++counters.roundTripsElided;
     }
+    if (remark)
+      remark << RemarkArg("CopiesErased", innerErased ? 2 : 1);
     changed = true;
   }
   llvm::erase_if(copies, [&](Operation *copy) { return erased.contains(copy); });
@@ -351,9 +383,12 @@ bool EtCopyOptimizeTransfersPass::eraseDeadCopies(
   for (Operation *copy : llvm::reverse(copies)) {
     if (!getCopyResult(copy).use_empty())
       continue;
+    if (InFlightRemark remark =
+            remarkPassed(copy, "DeadCopyErased", getArgument()))
+      remark << describeCopy(copy) + ": nothing uses its result";
     erased.insert(copy);
     copy->erase();
-    ++numDeadElided;
+    ++counters.deadElided;
     changed = true;
   }
   llvm::erase_if(copies, [&](Operation *copy) { return erased.contains(copy); });
@@ -384,6 +419,11 @@ bool EtCopyOptimizeTransfersPass::mergeDuplicates(
     if (duplicates.size() < 2)
       continue;
     Operation *kept = duplicates.front();
+    if (InFlightRemark remark =
+            remarkPassed(kept, "DuplicatesMerged", getArgument()))
+      remark << (Twine(duplicates.size()) + " copies " +
+                 describeCopy(kept) + " of one value merged into one")
+                    .str();
     SetVector<Operation *> users;
     for (Operation *copy : duplicates)
       users.insert_range(detachUnreachableUsers(copy, placement, changed));
@@ -394,7 +434,7 @@ bool EtCopyOptimizeTransfersPass::mergeDuplicates(
       getCopyResult(copy).replaceAllUsesWith(getCopyResult(kept));
       erased.insert(copy);
       copy->erase();
-      ++numDuplicatesElided;
+      ++counters.duplicatesElided;
     }
     changed = true;
   }
@@ -439,6 +479,15 @@ bool EtCopyOptimizeTransfersPass::carryLoopCopies(ArrayRef<scf::ForOp> loops) {
         continue;
 
       Type originalType = iterArg.getType();
+      if (InFlightRemark remark =
+              remarkPassed(loop, "LoopStateCarried", getArgument()))
+        remark << ("iteration argument #" + Twine(index) + " of '" +
+                   loop->getName().getStringRef() + "' carried on " +
+                   getPlaceName(carriedType) + ": " +
+                   Twine(bodyCopies.size() + 1) +
+                   " copies per iteration become one before the loop and "
+                   "one after it")
+                      .str();
       OpBuilder builder(loop);
       OpOperand &init = loop.getInitsMutable()[index];
       init.set(createCopy(builder, bodyCopies[0]->getLoc(), carriedType,
@@ -447,12 +496,12 @@ bool EtCopyOptimizeTransfersPass::carryLoopCopies(ArrayRef<scf::ForOp> loops) {
       for (Operation *copy : bodyCopies) {
         getCopyResult(copy).replaceAllUsesWith(iterArg);
         copy->erase();
-        ++numHoisted;
+        ++counters.hoisted;
       }
       yielded.set(getCopySource(backCopy));
       if (getCopyResult(backCopy).use_empty()) {
         backCopy->erase();
-        ++numHoisted;
+        ++counters.hoisted;
       }
       Value result = loop.getResult(index);
       result.setType(carriedType);
@@ -487,10 +536,25 @@ bool EtCopyOptimizeTransfersPass::placeCopies(ArrayRef<Operation *> copies,
     Operation *point = placement.getInsertionPoint(getCopySource(copy), users);
     if (runs.isAtPoint(copy, point))
       continue;
-    if (getLoopDepth(point) < getLoopDepth(copy))
-      ++numHoisted;
+    unsigned depth = getLoopDepth(copy), newDepth = getLoopDepth(point);
+    bool hoisted = newDepth < depth;
+    if (hoisted)
+      ++counters.hoisted;
     else
-      ++numSunk;
+      ++counters.sunk;
+    if (InFlightRemark remark = remarkPassed(
+            copy, hoisted ? "CopyHoisted" : "CopySunk", getArgument())) {
+      if (hoisted)
+        remark << (describeCopy(copy) + " moved out of " +
+                   Twine(depth - newDepth) + " loop(s): its source is " +
+                   "invariant in them")
+                      .str();
+      else
+        remark << (describeCopy(copy) + " moved to just before '" +
+                   point->getName().getStringRef() +
+                   "', the first point serving all its users")
+                      .str();
+    }
     moveBefore(copy, point);
     runs.moved(copy, point);
     changed = true;
@@ -506,6 +570,7 @@ void EtCopyOptimizeTransfersPass::runOnOperation() {
   // Each round walks the IR once (twice when it merges or carries copies,
   // which moves them), then takes linear time.
   CopyPlacement placement(getOperation());
+  counters = Counters();
   SmallVector<Operation *> copies;
   SmallVector<scf::ForOp> loops;
   constexpr unsigned kMaxRounds = 16;
@@ -526,7 +591,82 @@ void EtCopyOptimizeTransfersPass::runOnOperation() {
     if (!changed)
       break;
   }
+  numRoundTripsElided += counters.roundTripsElided;
+  numDuplicatesElided += counters.duplicatesElided;
+  numDeadElided += counters.deadElided;
+  numHoisted += counters.hoisted;
+  numSunk += counters.sunk;
+  if (getContext().getRemarkEngine()) {
+    remarkKeptCopies(placement);
+    remarkSummary(getOperation(), getArgument(),
+                  {{"round-trip-copies-elided", counters.roundTripsElided},
+                   {"duplicate-copies-elided", counters.duplicatesElided},
+                   {"dead-copies-elided", counters.deadElided},
+                   {"copies-hoisted", counters.hoisted},
+                   {"copies-sunk", counters.sunk}});
+  }
   // Nothing to verify again when nothing changed.
   if (!changedIR)
     markAllAnalysesPreserved();
+}
+
+/// Says why each copy left in the module stays. One walk, only when remarks
+/// are enabled.
+void EtCopyOptimizeTransfersPass::remarkKeptCopies(CopyPlacement &placement) {
+  getOperation()->walk([&](Operation *copy) {
+    if (!isa<H2DOp, D2HOp>(copy))
+      return;
+    InFlightRemark remark = remarkMissed(copy, "CopyKept", getArgument());
+    if (!remark)
+      return;
+    if (!isFunctionalCopy(copy)) {
+      remark << (copy->getName().getStringRef() +
+                 " into a memref destination")
+                    .str()
+             << RemarkArg("Reason", "an out-form copy reads and writes "
+                                    "memory: the pass leaves it alone");
+      return;
+    }
+    remark << describeCopy(copy);
+    std::string reason;
+    if (isUnreachableCopy(copy, placement)) {
+      reason = "it is in code unreachable from its source's definition, "
+               "which never runs";
+    } else {
+      // The second half of a round trip that was not elided: a transfer
+      // between devices through the host, or a change of type.
+      Operation *inner = getCopySource(copy).getDefiningOp();
+      std::string here = getPlaceName(getCopyResult(copy).getType());
+      if (inner && isFunctionalCopy(inner) &&
+          inner->getName() != copy->getName()) {
+        Type original = getCopySource(inner).getType();
+        if (getPlaceName(original) != here) {
+          reason = "it moves a value from " + getPlaceName(original) +
+                   " on through the host: a transfer between devices is "
+                   "never elided";
+        } else {
+          llvm::raw_string_ostream os(reason);
+          os << "it undoes '" << inner->getName() << "' of a value of "
+             << "another type (" << original << "), which cannot replace it";
+        }
+      } else if (isa<D2HOp>(copy) && !getCopyResult(copy).use_empty() &&
+                 llvm::all_of(getCopyResult(copy).getUsers(),
+                              [](Operation *user) {
+                                return isa<H2DOp>(user) &&
+                                       isFunctionalCopy(user);
+                              })) {
+        reason = "it takes a value from " +
+                 getPlaceName(getCopySource(copy).getType()) +
+                 " through the host to another device: a transfer between "
+                 "devices is never elided";
+      } else {
+        reason = "its users need the value on " + here +
+                 ", where nothing else holds it";
+      }
+      if (!isSpeculatable(copy))
+        reason += "; it may fail (it narrows a dynamic size), so it is "
+                  "neither moved nor merged";
+    }
+    remark << RemarkArg("Reason", reason);
+  });
 }

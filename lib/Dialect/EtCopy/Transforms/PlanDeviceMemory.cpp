@@ -10,6 +10,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "RemarkUtils.h"
+
 #include "etcopy/Dialect/EtCopy/EtCopyDialect.h"
 #include "etcopy/Dialect/EtCopy/EtCopyPasses.h"
 
@@ -628,6 +630,18 @@ private:
   const SymbolTable *moduleSymbols = nullptr;
   /// Whether the run changed the module.
   bool changedIR = false;
+
+  /// What one run did, for the statistics and the summary remark.
+  struct Counters {
+    uint64_t buffersPlanned = 0;
+    uint64_t buffersDynamic = 0;
+    uint64_t buffersNotPlanned = 0;
+    uint64_t arenas = 0;
+    uint64_t bytesRequested = 0;
+    uint64_t arenaBytes = 0;
+    uint64_t peakLiveBytes = 0;
+    uint64_t callSitesUpdated = 0;
+  } counters;
 };
 } // namespace
 
@@ -646,8 +660,9 @@ Verdict PlanDeviceMemoryPass::collect(
   std::string reason;
   llvm::raw_string_ostream os(reason);
   auto notPlanned = [&](Verdict verdict) {
-    if (emitRemarks)
-      alloc.emitRemark("not planned: ") << reason;
+    if (InFlightRemark remark =
+            remarkMissed(alloc, "BufferNotPlanned", getArgument()))
+      remark << "not planned" << RemarkArg("Reason", reason);
     return verdict;
   };
   if (!type.hasStaticShape()) {
@@ -723,13 +738,13 @@ PlanDeviceMemoryPass::planFunction(func::FuncOp function, bool callerOwned) {
   for (memref::AllocOp alloc : allocs) {
     switch (collect(alloc, function, domInfo, points, byDevice)) {
     case Verdict::Planned:
-      ++numBuffersPlanned;
+      ++counters.buffersPlanned;
       break;
     case Verdict::Dynamic:
-      ++numBuffersDynamic;
+      ++counters.buffersDynamic;
       break;
     case Verdict::NotPlanned:
-      ++numBuffersNotPlanned;
+      ++counters.buffersNotPlanned;
       break;
     case Verdict::Ignored:
       break;
@@ -753,20 +768,27 @@ PlanDeviceMemoryPass::planFunction(func::FuncOp function, bool callerOwned) {
     }
     SmallVector<uint64_t> offsets;
     arena.size = assignOffsets(items, offsets);
-    for (auto [buffer, offset] : llvm::zip_equal(arena.buffers, offsets))
+    for (auto [buffer, offset] : llvm::zip_equal(arena.buffers, offsets)) {
       buffer.offset = offset;
+      if (InFlightRemark remark =
+              remarkPassed(buffer.alloc, "BufferPlanned", getArgument()))
+        remark << RemarkArg("Arena", arena.device.str())
+               << RemarkArg("Offset", offset)
+               << RemarkArg("Size", buffer.size);
+    }
     uint64_t peakLive = getPeakLiveBytes(items);
-    numBytesRequested += requested;
-    numArenaBytes += arena.size;
-    numPeakLiveBytes += peakLive;
-    ++numArenas;
+    counters.bytesRequested += requested;
+    counters.arenaBytes += arena.size;
+    counters.peakLiveBytes += peakLive;
+    ++counters.arenas;
     os << (summary.empty() ? "" : "; ") << arena.device.str()
        << " arena: " << arena.buffers.size() << " buffer(s), " << requested
        << " bytes requested, " << arena.size << " bytes (peak live " << peakLive
        << ")";
   }
-  if (emitRemarks)
-    function.emitRemark("planned ") << summary;
+  if (InFlightRemark remark =
+          remarkPassed(function, "ArenasPlanned", getArgument()))
+    remark << ("planned " + summary);
 
   // The arenas: leading arguments, or allocated at entry and freed before
   // each return.
@@ -846,22 +868,16 @@ PlanDeviceMemoryPass::addCallArenas(func::CallOp call,
   builder.setInsertionPointAfter(call);
   for (Value value : values)
     memref::DeallocOp::create(builder, call.getLoc(), value);
-  ++numCallSitesUpdated;
+  ++counters.callSitesUpdated;
   changedIR = true;
   return allocs;
 }
 
 void PlanDeviceMemoryPass::runOnOperation() {
   ModuleOp module = getOperation();
-  if (arenaOwnership != "function" && arenaOwnership != "caller") {
-    module.emitError("invalid arena-ownership '")
-        << arenaOwnership
-        << "' for etcopy-plan-device-memory; valid values are: function, "
-           "caller";
-    return signalPassFailure();
-  }
-  bool callerOwnership = arenaOwnership == "caller";
+  bool callerOwnership = arenaOwnership == ArenaOwnership::Caller;
   changedIR = false;
+  counters = Counters();
   SymbolTable symbols(module);
   moduleSymbols = &symbols;
   dataLayouts = &getAnalysis<DataLayoutAnalysis>();
@@ -987,6 +1003,23 @@ void PlanDeviceMemoryPass::runOnOperation() {
         addCallArenas(cast<func::CallOp>(user), types);
   }
   callArenas.clear();
+  numBuffersPlanned += counters.buffersPlanned;
+  numBuffersDynamic += counters.buffersDynamic;
+  numBuffersNotPlanned += counters.buffersNotPlanned;
+  numArenas += counters.arenas;
+  numBytesRequested += counters.bytesRequested;
+  numArenaBytes += counters.arenaBytes;
+  numPeakLiveBytes += counters.peakLiveBytes;
+  numCallSitesUpdated += counters.callSitesUpdated;
+  remarkSummary(module, getArgument(),
+                {{"buffers-planned", counters.buffersPlanned},
+                 {"buffers-left-dynamic", counters.buffersDynamic},
+                 {"buffers-not-planned", counters.buffersNotPlanned},
+                 {"arenas", counters.arenas},
+                 {"bytes-requested", counters.bytesRequested},
+                 {"arena-bytes", counters.arenaBytes},
+                 {"peak-live-bytes", counters.peakLiveBytes},
+                 {"call-sites-updated", counters.callSitesUpdated}});
   // Nothing to verify again when nothing changed.
   if (!changedIR)
     markAllAnalysesPreserved();

@@ -11,6 +11,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "RemarkUtils.h"
+
 #include "etcopy/Dialect/EtCopy/EtCopyOps.h"
 #include "etcopy/Dialect/EtCopy/EtCopyPasses.h"
 
@@ -190,10 +192,13 @@ struct Counters {
 /// One run of the pass over a module.
 class DevicePropagation {
 public:
-  DevicePropagation(ModuleOp module, bool skipH2D, bool skipD2H)
+  /// `passName` names the pass in remarks.
+  DevicePropagation(ModuleOp module, bool skipH2D, bool skipD2H,
+                    StringRef passName)
       : module(module), symbolTable(module), placement(module),
         defaultSkipH2D(skipH2D), defaultSkipD2H(skipD2H),
-        host(getHost(module.getContext())) {}
+        host(getHost(module.getContext())), passName(passName),
+        remarksEnabled(module.getContext()->getRemarkEngine()) {}
 
   LogicalResult run();
   const Counters &getCounters() const { return counters; }
@@ -218,6 +223,7 @@ private:
   DeviceAttr choosePlace(PlacementClass &cls);
   uint64_t getCost(PlacementClass &cls, unsigned classId, DeviceAttr place);
   void remarkKeptArgument(PlacementClass &cls);
+  void remarkPlacement(PlacementClass &cls);
   LogicalResult materialize();
   LogicalResult placeUses(Value value);
   LogicalResult placeUses(Value value, ArrayRef<OpOperand *> operands);
@@ -251,6 +257,10 @@ private:
   CopyPlacement placement;
   bool defaultSkipH2D, defaultSkipD2H;
   DeviceAttr host;
+  StringRef passName;
+  /// Whether a remark engine is installed: the remarks that need more than
+  /// the decision at hand to explain it are computed only then.
+  bool remarksEnabled;
   Counters counters;
   bool changedIR = false;
 
@@ -1009,17 +1019,24 @@ void DevicePropagation::solve() {
   }
 }
 
-/// Says why a method argument stays on the host under skip-h2d.
+/// Says why a method argument stays on the host under skip-h2d: its copies
+/// are kept.
 void DevicePropagation::remarkKeptArgument(PlacementClass &cls) {
   Value arg = cls.members.front();
   SmallVector<DeviceAttr> needs = getNeeds(arg);
   if (!llvm::any_of(needs, [](DeviceAttr p) { return !p.isHost(); }))
     return;
-  InFlightDiagnostic remark =
-      emitRemark(arg.getLoc())
-      << "argument #" << cls.position << " of method @"
-      << cls.method.getSymName()
-      << " stays on the host despite skip-h2d-for-method-inputs: ";
+  InFlightRemark remark =
+      emitEtCopyRemark(remark::RemarkKind::RemarkMissed, arg.getLoc(),
+                       cls.method, "ArgumentKeptOnHost", passName);
+  if (!remark)
+    return;
+  remark << ("argument #" + Twine(cls.position) + " of method @" +
+             cls.method.getSymName() +
+             " stays on the host despite skip-h2d-for-method-inputs")
+                .str();
+  std::string reason;
+  llvm::raw_string_ostream os(reason);
   if (llvm::is_contained(needs, host)) {
     // Name the first host user in program order (within one block).
     Operation *hostUser = nullptr;
@@ -1031,17 +1048,69 @@ void DevicePropagation::remarkKeptArgument(PlacementClass &cls) {
                         user->isBeforeInBlock(hostUser)))
         hostUser = user;
     }
-    remark << "it is also used on the host (by '" << hostUser->getName()
-           << "')";
-    return;
+    os << "it is also used on the host (by '" << hostUser->getName()
+       << "')";
+  } else {
+    llvm::sort(needs, [](DeviceAttr a, DeviceAttr b) {
+      return std::make_pair(a.getKind(), a.getOrdinal()) <
+             std::make_pair(b.getKind(), b.getOrdinal());
+    });
+    os << "it is used on ";
+    llvm::interleave(
+        needs, os, [&](DeviceAttr p) { os << p.str(); }, " and on ");
   }
-  llvm::sort(needs, [](DeviceAttr a, DeviceAttr b) {
-    return std::make_pair(a.getKind(), a.getOrdinal()) <
-           std::make_pair(b.getKind(), b.getOrdinal());
-  });
-  remark << "it is used on ";
-  llvm::interleave(
-      needs, remark, [&](DeviceAttr p) { remark << p.str(); }, " and on ");
+  remark << RemarkArg("Reason", reason);
+}
+
+/// Describes `value` for a remark: "argument #1 of @f", "result #0 of
+/// 'scf.for'", "argument #0 of block #2 of @f".
+static std::string describeValue(Value value) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  if (auto result = dyn_cast<OpResult>(value)) {
+    os << "result #" << result.getResultNumber() << " of '"
+       << result.getOwner()->getName() << "'";
+    return text;
+  }
+  auto arg = cast<BlockArgument>(value);
+  Block *block = arg.getOwner();
+  Operation *parent = block->getParentOp();
+  os << "argument #" << arg.getArgNumber() << " of ";
+  if (auto func = dyn_cast<func::FuncOp>(parent)) {
+    if (!block->isEntryBlock())
+      os << "block #"
+         << std::distance(func.getBody().begin(), block->getIterator())
+         << " of ";
+    os << "@" << func.getSymName();
+  } else {
+    os << "'" << parent->getName() << "'";
+  }
+  return text;
+}
+
+/// Reports where a class of values that control flow or a free signature
+/// forwards was placed.
+void DevicePropagation::remarkPlacement(PlacementClass &cls) {
+  if (cls.kind != ClassKind::Free || cls.members.empty())
+    return;
+  Value first = cls.members.front();
+  Operation *scope = isa<OpResult>(first)
+                         ? first.getDefiningOp()
+                         : cast<BlockArgument>(first).getOwner()->getParentOp();
+  InFlightRemark remark =
+      emitEtCopyRemark(remark::RemarkKind::RemarkAnalysis, first.getLoc(),
+                       scope, "Placement", passName);
+  if (!remark)
+    return;
+  remark << describeValue(first) + " placed on " +
+                getPlaceName(cls.getType())
+         << RemarkArg("Values", cls.members.size())
+         << RemarkArg("Reason",
+                      cls.place == getPlace(cls.originalType)
+                          ? "staying where its type says needs the fewest "
+                            "copies (weighted by loop depth)"
+                          : "moving there needs the fewest copies (weighted "
+                            "by loop depth)");
 }
 
 //===----------------------------------------------------------------------===//
@@ -1124,6 +1193,14 @@ LogicalResult DevicePropagation::placeUses(Value value,
       copy = H2DOp::create(builder, loc, to, source).getResult();
       ++counters.h2d;
     }
+    if (InFlightRemark remark = remarkPassed(copy.getDefiningOp(),
+                                             "CopyInserted", passName))
+      remark << (copy.getDefiningOp()->getName().getStringRef() + " from " +
+                 getPlaceName(source.getType()) + " to " + getPlaceName(to) +
+                 " for " + Twine(uses.size()) +
+                 " use(s), the first by '" +
+                 uses.front()->getOwner()->getName().getStringRef() + "'")
+                    .str();
     for (OpOperand *use : uses)
       use->set(copy);
     changedIR = true;
@@ -1173,10 +1250,27 @@ LogicalResult DevicePropagation::materialize() {
       member.setType(type);
       changedIR = true;
     }
-    if (cls.kind == ClassKind::MethodArgument && !cls.place.isHost())
+    if (cls.kind == ClassKind::MethodArgument && !cls.place.isHost()) {
       ++counters.argumentsOnDevice;
-    if (cls.kind == ClassKind::MethodResult && !cls.place.isHost())
+      if (InFlightRemark remark = emitEtCopyRemark(
+              remark::RemarkKind::RemarkPassed, cls.members.front().getLoc(),
+              cls.method, "ArgumentOnDevice", passName))
+        remark << ("argument #" + Twine(cls.position) + " of method @" +
+                   cls.method.getSymName() + " is taken on " +
+                   cls.place.str() +
+                   " (skip-h2d-for-method-inputs): no etcopy.h2d")
+                      .str();
+    }
+    if (cls.kind == ClassKind::MethodResult && !cls.place.isHost()) {
       ++counters.resultsOnDevice;
+      if (InFlightRemark remark =
+              remarkPassed(cls.method, "ResultOnDevice", passName))
+        remark << ("result #" + Twine(cls.position) + " of method @" +
+                   cls.method.getSymName() + " is returned on " +
+                   cls.place.str() +
+                   " (skip-d2h-for-method-outputs): no etcopy.d2h")
+                      .str();
+    }
   }
   for (auto &[func, info] : functions) {
     if (!isHostBody(func) || !info.hasFreeSignature())
@@ -1280,9 +1374,13 @@ LogicalResult DevicePropagation::run() {
 
   buildClasses();
   solve();
-  for (PlacementClass &cls : classes)
-    if (cls.kind == ClassKind::MethodArgument && cls.place.isHost())
-      remarkKeptArgument(cls);
+  if (remarksEnabled) {
+    for (PlacementClass &cls : classes) {
+      remarkPlacement(cls);
+      if (cls.kind == ClassKind::MethodArgument && cls.place.isHost())
+        remarkKeptArgument(cls);
+    }
+  }
   return materialize();
 }
 
@@ -1294,20 +1392,27 @@ struct EtCopyPropagateDevicePass
 
   void runOnOperation() override {
     DevicePropagation propagation(getOperation(), skipH2DForMethodInputs,
-                                  skipD2HForMethodOutputs);
+                                  skipD2HForMethodOutputs, getArgument());
     if (failed(propagation.run()))
       return signalPassFailure();
     // Nothing to verify again when nothing changed.
     if (!propagation.hasChangedIR())
       markAllAnalysesPreserved();
     const Counters &counters = propagation.getCounters();
+    uint64_t inserted = counters.h2d + counters.d2h;
+    uint64_t avoided =
+        counters.naive > inserted ? counters.naive - inserted : 0;
     numH2DInserted += counters.h2d;
     numD2HInserted += counters.d2h;
-    uint64_t inserted = counters.h2d + counters.d2h;
-    numCopiesAvoided +=
-        counters.naive > inserted ? counters.naive - inserted : 0;
+    numCopiesAvoided += avoided;
     numArgumentsOnDevice += counters.argumentsOnDevice;
     numResultsOnDevice += counters.resultsOnDevice;
+    remarkSummary(getOperation(), getArgument(),
+                  {{"h2d-inserted", counters.h2d},
+                   {"d2h-inserted", counters.d2h},
+                   {"copies-avoided", avoided},
+                   {"arguments-on-device", counters.argumentsOnDevice},
+                   {"results-on-device", counters.resultsOnDevice}});
   }
 };
 } // namespace

@@ -1,0 +1,108 @@
+//===- RemarkUtils.h - Optimization remarks of the etcopy passes -*- C++ -*-===//
+//
+// How the etcopy passes report their decisions through MLIR's remark
+// framework: category "etcopy", the pass's flag as subcategory, the
+// enclosing function. Nothing is built unless a remark engine is installed
+// (`--remarks-filter=etcopy` and friends): without one, each emission costs
+// a pointer test.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LIB_DIALECT_ETCOPY_TRANSFORMS_REMARKUTILS_H
+#define LIB_DIALECT_ETCOPY_TRANSFORMS_REMARKUTILS_H
+
+#include "etcopy/Dialect/EtCopy/EtCopyDialect.h"
+
+#include "mlir/IR/Remarks.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+
+namespace mlir::etcopy {
+
+/// The category of every etcopy remark, what `--remarks-filter` matches.
+inline constexpr StringLiteral kRemarkCategory = "etcopy";
+
+/// A remark being built; streams `RemarkArg`s and strings, and is reported
+/// when it goes out of scope. False when remarks of its kind and category
+/// are disabled: build its text only under `if (auto remark = ...)`.
+using InFlightRemark = remark::detail::InFlightRemark;
+/// A key-value argument of a remark ("Reason", "Offset", ...).
+using RemarkArg = remark::detail::Remark::Arg;
+
+/// Where a value of `type` lives, for remarks: "the host", "cuda:0".
+inline std::string getPlaceName(Type type) {
+  Placement placement = getPlacement(type);
+  if (placement.isDevice())
+    return placement.device.str();
+  return placement.isHost() ? "the host" : "an unknown place";
+}
+
+/// Starts a remark of `kind` named `name`, reported by the pass `pass`
+/// (its flag, without dashes) at `loc`, about code of the function that is
+/// or encloses `scope`. Empty, at the cost of one test, when no remark
+/// engine is installed.
+inline InFlightRemark emitEtCopyRemark(remark::RemarkKind kind, Location loc,
+                                       Operation *scope, StringRef name,
+                                       StringRef pass) {
+  if (LLVM_LIKELY(!loc->getContext()->getRemarkEngine()))
+    return {};
+  StringRef function;
+  auto functionOp = dyn_cast<FunctionOpInterface>(scope);
+  if (!functionOp)
+    functionOp = scope->getParentOfType<FunctionOpInterface>();
+  if (functionOp)
+    function = functionOp.getName();
+  auto opts = remark::RemarkOpts::name(name)
+                  .category(kRemarkCategory)
+                  .subCategory(pass)
+                  .function(function);
+  switch (kind) {
+  case remark::RemarkKind::RemarkPassed:
+    return remark::passed(loc, opts);
+  case remark::RemarkKind::RemarkMissed:
+    return remark::missed(loc, opts);
+  case remark::RemarkKind::RemarkFailure:
+    return remark::failed(loc, opts);
+  case remark::RemarkKind::RemarkAnalysis:
+  case remark::RemarkKind::RemarkUnknown:
+    break;
+  }
+  return remark::analysis(loc, opts);
+}
+
+/// A decision the pass applied (a copy inserted, moved or elided, a buffer
+/// planned).
+inline InFlightRemark remarkPassed(Operation *op, StringRef name,
+                                   StringRef pass) {
+  return emitEtCopyRemark(remark::RemarkKind::RemarkPassed, op->getLoc(), op,
+                          name, pass);
+}
+
+/// Something the pass left as it is, with the reason (a copy kept, a buffer
+/// not planned).
+inline InFlightRemark remarkMissed(Operation *op, StringRef name,
+                                   StringRef pass) {
+  return emitEtCopyRemark(remark::RemarkKind::RemarkMissed, op->getLoc(), op,
+                          name, pass);
+}
+
+/// Information: a placement chosen, the counts of a pass.
+inline InFlightRemark remarkAnalysis(Operation *op, StringRef name,
+                                     StringRef pass) {
+  return emitEtCopyRemark(remark::RemarkKind::RemarkAnalysis, op->getLoc(), op,
+                          name, pass);
+}
+
+/// Reports the counts of one run of pass `pass` on `root`, keyed by the
+/// names of the statistics that hold them (which a release build of MLIR
+/// compiles out).
+inline void
+remarkSummary(Operation *root, StringRef pass,
+              ArrayRef<std::pair<StringRef, uint64_t>> counts) {
+  if (InFlightRemark remark = remarkAnalysis(root, "Summary", pass))
+    for (auto [key, count] : counts)
+      remark << RemarkArg(key, count);
+}
+
+} // namespace mlir::etcopy
+
+#endif // LIB_DIALECT_ETCOPY_TRANSFORMS_REMARKUTILS_H
