@@ -45,10 +45,13 @@ typedef struct EtCopyPipelineOptions {
   bool planMemory;
   EtCopyArenaOwnership arenaOwnership;
   bool async;
+  bool batchCopies;
+  bool pinnedHostMemory;
 } EtCopyPipelineOptions;
 
 /* The defaults: the whole job (placement, transfer optimisation, planning
-   with function-owned arenas, async copies), no skip flag. */
+   with function-owned arenas, async and batched copies), no skip flag, no
+   pinned host memory. */
 MLIR_CAPI_EXPORTED EtCopyPipelineOptions etcopyPipelineOptionsGetDefault(void);
 
 /* Parses the textual form of --etcopy-to-cuda's options

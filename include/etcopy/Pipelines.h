@@ -80,6 +80,17 @@ struct EtCopyPipelineOptions
                      "(default: true; false: every copy completes before "
                      "the next op)"),
       llvm::cl::init(true)};
+  ::mlir::detail::PassOptions::Option<bool> batchCopies{
+      *this, "batch-copies",
+      llvm::cl::desc("Lower each run of independent copies on one stream to "
+                     "one cudaMemcpyBatchAsync (default: true)"),
+      llvm::cl::init(true)};
+  ::mlir::detail::PassOptions::Option<bool> pinnedHostMemory{
+      *this, "pinned-host-memory",
+      llvm::cl::desc("Allocate the host buffers that a function copies to or "
+                     "from a device and frees itself with cudaMallocHost "
+                     "(default: false)"),
+      llvm::cl::init(false)};
 };
 
 /// From tensor- or memref-level IR with delegates or etcopy ops to the LLVM

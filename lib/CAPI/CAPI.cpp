@@ -121,6 +121,8 @@ EtCopyPipelineOptions etcopyPipelineOptionsGetDefault(void) {
           ? EtCopyArenaOwnershipCaller
           : EtCopyArenaOwnershipFunction,
       defaults.async,
+      defaults.batchCopies,
+      defaults.pinnedHostMemory,
   };
 }
 
@@ -143,6 +145,8 @@ static void copyOptions(const EtCopyPipelineOptions &from,
                           ? ArenaOwnership::Caller
                           : ArenaOwnership::Function;
   to.async = from.async;
+  to.batchCopies = from.batchCopies;
+  to.pinnedHostMemory = from.pinnedHostMemory;
 }
 
 MlirLogicalResult etcopyPipelineOptionsParse(MlirStringRef text,
@@ -164,6 +168,8 @@ MlirLogicalResult etcopyPipelineOptionsParse(MlirStringRef text,
           ? EtCopyArenaOwnershipCaller
           : EtCopyArenaOwnershipFunction,
       parsed.async,
+      parsed.batchCopies,
+      parsed.pinnedHostMemory,
   };
   return mlirLogicalResultSuccess();
 }

@@ -79,7 +79,10 @@ void etcopy::buildEtCopyToCUDAPipeline(OpPassManager &pm,
   toGPU.async = options.async;
   pm.addPass(createConvertEtCopyToGPU(toGPU));
   addHostLowering(pm);
-  pm.addPass(createConvertGPUToCUDARuntime());
+  ConvertGPUToCUDARuntimeOptions toCUDA;
+  toCUDA.batchCopies = options.batchCopies;
+  toCUDA.pinnedHostMemory = options.pinnedHostMemory;
+  pm.addPass(createConvertGPUToCUDARuntime(toCUDA));
   pm.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(createEtCopyFinalizeLLVM());
 }

@@ -88,17 +88,20 @@ int main(void) {
   /* Options: the defaults, text over them, and a bad value. */
   EtCopyPipelineOptions options = etcopyPipelineOptionsGetDefault();
   printf("defaults: place=%d skip-h2d=%d skip-d2h=%d optimize=%d plan=%d "
-         "arenas=%d async=%d\n",
+         "arenas=%d async=%d batch=%d pinned=%d\n",
          options.placeCopies, options.skipH2DForMethodInputs,
          options.skipD2HForMethodOutputs, options.optimizeTransfers,
-         options.planMemory, options.arenaOwnership, options.async);
+         options.planMemory, options.arenaOwnership, options.async,
+         options.batchCopies, options.pinnedHostMemory);
   if (mlirLogicalResultIsFailure(etcopyPipelineOptionsParse(
           mlirStringRefCreateFromCString(
-              "skip-h2d-for-method-inputs=true arena-ownership=caller"),
+              "skip-h2d-for-method-inputs=true arena-ownership=caller "
+              "pinned-host-memory=true"),
           &options, print, NULL)))
     return 4;
-  printf("parsed: skip-h2d=%d arenas=%d\n", options.skipH2DForMethodInputs,
-         options.arenaOwnership);
+  printf("parsed: skip-h2d=%d arenas=%d pinned=%d\n",
+         options.skipH2DForMethodInputs, options.arenaOwnership,
+         options.pinnedHostMemory);
   EtCopyPipelineOptions unchanged = options;
   if (mlirLogicalResultIsSuccess(etcopyPipelineOptionsParse(
           mlirStringRefCreateFromCString("no-such-option=1"), &options, print,

@@ -7,9 +7,10 @@
 // it places on a device, host buffers otherwise, and reads the results
 // back from where it places them; every combination prints the data of the
 // host build (--etcopy-to-host, host delegates), the reference. The trace,
-// filtered to the generated code's copies (cudaMemcpyAsync; the harness and
-// the delegates use synchronous cudaMemcpy), checks the copies each flag
-// removes: @forward, ExecuTorch's add(a, b) exported with both flags for
+// filtered to the generated code's copies (cudaMemcpyAsync, and
+// cudaMemcpyBatchAsync for the two uploads; the harness and the delegates
+// use synchronous cudaMemcpy), checks the copies each flag removes:
+// @forward, ExecuTorch's add(a, b) exported with both flags for
 // device-resident pipelines, makes 3, 1, 2 and 0 copies.
 // RUN: etcopy-opt %s --etcopy-to-host | mlir-translate --mlir-to-llvmir -o %t.host.ll
 // RUN: %cc -Wno-override-module -I%cuda_sim_include %S/Inputs/skip-flags-harness.c \
@@ -34,13 +35,13 @@
 // RUN:   %etcopy_cuda_sim -Wl,-rpath,%etcopy_lib_dir -lm
 // RUN: %cc -Wno-override-module %t.harness.o %t.delegates.o %t.both.ll -o %t.both.exe \
 // RUN:   %etcopy_cuda_sim -Wl,-rpath,%etcopy_lib_dir -lm
-// RUN: env ETCOPY_CUDA_SIM_TRACE=1 %t.default.exe 2>&1 | grep -E "trace: cudaMemcpy(2D)?Async\(|^[^e]" \
+// RUN: env ETCOPY_CUDA_SIM_TRACE=1 %t.default.exe 2>&1 | grep -E "trace: cudaMemcpy(2D|Batch)?Async\(|^[^e]" \
 // RUN:   | FileCheck %s --check-prefixes=CHECK,DEFAULT
-// RUN: env ETCOPY_CUDA_SIM_TRACE=1 %t.skiph2d.exe 2>&1 | grep -E "trace: cudaMemcpy(2D)?Async\(|^[^e]" \
+// RUN: env ETCOPY_CUDA_SIM_TRACE=1 %t.skiph2d.exe 2>&1 | grep -E "trace: cudaMemcpy(2D|Batch)?Async\(|^[^e]" \
 // RUN:   | FileCheck %s --check-prefixes=CHECK,SKIPH2D
-// RUN: env ETCOPY_CUDA_SIM_TRACE=1 %t.skipd2h.exe 2>&1 | grep -E "trace: cudaMemcpy(2D)?Async\(|^[^e]" \
+// RUN: env ETCOPY_CUDA_SIM_TRACE=1 %t.skipd2h.exe 2>&1 | grep -E "trace: cudaMemcpy(2D|Batch)?Async\(|^[^e]" \
 // RUN:   | FileCheck %s --check-prefixes=CHECK,SKIPD2H
-// RUN: env ETCOPY_CUDA_SIM_TRACE=1 %t.both.exe 2>&1 | grep -E "trace: cudaMemcpy(2D)?Async\(|^[^e]" \
+// RUN: env ETCOPY_CUDA_SIM_TRACE=1 %t.both.exe 2>&1 | grep -E "trace: cudaMemcpy(2D|Batch)?Async\(|^[^e]" \
 // RUN:   | FileCheck %s --check-prefixes=CHECK,BOTH
 
 func.func private @add(tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>
@@ -55,12 +56,10 @@ func.func private @add(tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>
 // SKIPD2H: signature: forward(cpu, cpu) -> cuda:0
 // BOTH: signature: forward(cuda:0, cuda:0) -> cuda:0
 // CHECK-NEXT: call forward
-// DEFAULT-NEXT: cudaMemcpyAsync({{.*}}, 16 bytes, HostToDevice,
-// DEFAULT-NEXT: cudaMemcpyAsync({{.*}}, 16 bytes, HostToDevice,
+// DEFAULT-NEXT: cudaMemcpyBatchAsync(2 copies, 32 bytes, 1 attribute(s), stream={{.*}}) [h2d_pageable 2]
 // DEFAULT-NEXT: cudaMemcpyAsync({{.*}}, 16 bytes, DeviceToHost,
 // SKIPH2D-NEXT: cudaMemcpyAsync({{.*}}, 16 bytes, DeviceToHost,
-// SKIPD2H-NEXT: cudaMemcpyAsync({{.*}}, 16 bytes, HostToDevice,
-// SKIPD2H-NEXT: cudaMemcpyAsync({{.*}}, 16 bytes, HostToDevice,
+// SKIPD2H-NEXT: cudaMemcpyBatchAsync(2 copies, 32 bytes, 1 attribute(s), stream={{.*}}) [h2d_pageable 2]
 // CHECK-NEXT: forward = [1.5, 1, 5, 4.25]
 func.func @forward(%a: tensor<2x2xf32>, %b: tensor<2x2xf32>) -> tensor<2x2xf32>
     attributes {llvm.emit_c_interface} {
@@ -78,13 +77,11 @@ func.func @forward(%a: tensor<2x2xf32>, %b: tensor<2x2xf32>) -> tensor<2x2xf32>
 // SKIPD2H: signature: mixed(cpu, cpu) -> cuda:0, cpu
 // BOTH: signature: mixed(cpu, cuda:0) -> cuda:0, cpu
 // CHECK-NEXT: call mixed
-// DEFAULT-NEXT: cudaMemcpyAsync({{.*}}, 16 bytes, HostToDevice,
-// DEFAULT-NEXT: cudaMemcpyAsync({{.*}}, 16 bytes, HostToDevice,
+// DEFAULT-NEXT: cudaMemcpyBatchAsync(2 copies, 32 bytes, 1 attribute(s), stream={{.*}}) [h2d_pageable 2]
 // DEFAULT-NEXT: cudaMemcpyAsync({{.*}}, 16 bytes, DeviceToHost,
 // SKIPH2D-NEXT: cudaMemcpyAsync({{.*}}, 16 bytes, HostToDevice,
 // SKIPH2D-NEXT: cudaMemcpyAsync({{.*}}, 16 bytes, DeviceToHost,
-// SKIPD2H-NEXT: cudaMemcpyAsync({{.*}}, 16 bytes, HostToDevice,
-// SKIPD2H-NEXT: cudaMemcpyAsync({{.*}}, 16 bytes, HostToDevice,
+// SKIPD2H-NEXT: cudaMemcpyBatchAsync(2 copies, 32 bytes, 1 attribute(s), stream={{.*}}) [h2d_pageable 2]
 // BOTH-NEXT: cudaMemcpyAsync({{.*}}, 16 bytes, HostToDevice,
 // CHECK-NEXT: mixed#0 = [1.5, 1, 5, 4.25]
 // CHECK-NEXT: mixed#1 = [0.841471, 0.909297, 0.14112, -0.756802]

@@ -10,7 +10,8 @@
 // with the host build of the delegates print the same data, the reference.
 //
 // The trace, filtered to the stream each method creates and the copies the
-// generated code makes (cudaMemcpyAsync; the device delegates stage their
+// generated code makes (cudaMemcpyAsync, and cudaMemcpyBatchAsync for
+// independent copies issued together; the device delegates stage their
 // data with synchronous cudaMemcpy, left out), checks that every method
 // executes exactly the copies placement needs: one per method input a
 // delegate reads, one per delegate output the host reads, one per host
@@ -20,7 +21,7 @@
 // RUN: %cc -shared -fPIC %S/Inputs/executorch-delegates.c -o %t.host.so
 // RUN: etcopy-opt %s --etcopy-to-cuda \
 // RUN:   | env ETCOPY_CUDA_SIM_DEVICES=2 ETCOPY_CUDA_SIM_TRACE=1 %run_sim,%t.device.so 2>&1 \
-// RUN:   | grep -E "trace: cuda(StreamCreateWithFlags|Memcpy(2D)?Async)\(|^[^e]" \
+// RUN:   | grep -E "trace: cuda(StreamCreateWithFlags|Memcpy(2D|Batch)?Async)\(|^[^e]" \
 // RUN:   | FileCheck %s --check-prefixes=CHECK,TRACE
 // RUN: etcopy-opt %s --etcopy-to-host | %run_host,%t.host.so | FileCheck %s
 
@@ -40,8 +41,7 @@ func.func private @sum_diff(tensor<2x2xf32>, tensor<2x2xf32>) -> (tensor<2x2xf32
 // ExecuTorch: test_device_consistency_after_to_executorch, forward(a, b) =
 // add(a, b), the whole graph delegated: a and b in, the sum out.
 // TRACE: cudaStreamCreateWithFlags(flags=1, cuda:0)
-// TRACE-NEXT: cudaMemcpyAsync({{.*}}, 16 bytes, HostToDevice,
-// TRACE-NEXT: cudaMemcpyAsync({{.*}}, 16 bytes, HostToDevice,
+// TRACE-NEXT: cudaMemcpyBatchAsync(2 copies, 32 bytes, 1 attribute(s), stream={{.*}}) [h2d_pageable 2]
 // TRACE-NEXT: cudaMemcpyAsync({{.*}}, 16 bytes, DeviceToHost,
 // TRACE-NOT: cudaMemcpyAsync
 // CHECK: sizes = [2, 2] strides = [2, 1] data =
@@ -54,8 +54,7 @@ func.func @single_add(%a: tensor<2x2xf32>, %b: tensor<2x2xf32>) -> tensor<2x2xf3
 
 // ExecuTorch: test_device_consistency_cuda_1, the same on cuda:1.
 // TRACE-NEXT: cudaStreamCreateWithFlags(flags=1, cuda:1)
-// TRACE-NEXT: cudaMemcpyAsync({{.*}}, 16 bytes, HostToDevice,
-// TRACE-NEXT: cudaMemcpyAsync({{.*}}, 16 bytes, HostToDevice,
+// TRACE-NEXT: cudaMemcpyBatchAsync(2 copies, 32 bytes, 1 attribute(s), stream={{.*}}) [h2d_pageable 2]
 // TRACE-NEXT: cudaMemcpyAsync({{.*}}, 16 bytes, DeviceToHost,
 // CHECK-NEXT: sizes = [2, 2] strides = [2, 1] data =
 // CHECK-NEXT: {{\[\[}}1.5, 1],
@@ -68,8 +67,7 @@ func.func @single_add_on_cuda1(%a: tensor<2x2xf32>, %b: tensor<2x2xf32>) -> tens
 // ExecuTorch: test_non_delegated_nodes_remain_cpu, forward(a, b) =
 // sin(add(a, b)) with sin on the host.
 // TRACE-NEXT: cudaStreamCreateWithFlags(flags=1, cuda:0)
-// TRACE-NEXT: cudaMemcpyAsync({{.*}}, 16 bytes, HostToDevice,
-// TRACE-NEXT: cudaMemcpyAsync({{.*}}, 16 bytes, HostToDevice,
+// TRACE-NEXT: cudaMemcpyBatchAsync(2 copies, 32 bytes, 1 attribute(s), stream={{.*}}) [h2d_pageable 2]
 // TRACE-NEXT: cudaMemcpyAsync({{.*}}, 16 bytes, DeviceToHost,
 // CHECK-NEXT: sizes = [2, 2] strides = [2, 1] data =
 // CHECK-NEXT: {{\[\[}}0.997495, 0.841471],
@@ -83,11 +81,9 @@ func.func @add_then_sin(%a: tensor<2x2xf32>, %b: tensor<2x2xf32>) -> tensor<2x2x
 // ExecuTorch: test_multiple_delegates_same_device, forward(a, b, c) =
 // add(sin(add(a, b)), c): host compute between two delegates.
 // TRACE-NEXT: cudaStreamCreateWithFlags(flags=1, cuda:0)
-// TRACE-NEXT: cudaMemcpyAsync({{.*}}, 16 bytes, HostToDevice,
-// TRACE-NEXT: cudaMemcpyAsync({{.*}}, 16 bytes, HostToDevice,
+// TRACE-NEXT: cudaMemcpyBatchAsync(2 copies, 32 bytes, 1 attribute(s), stream={{.*}}) [h2d_pageable 2]
 // TRACE-NEXT: cudaMemcpyAsync({{.*}}, 16 bytes, DeviceToHost,
-// TRACE-NEXT: cudaMemcpyAsync({{.*}}, 16 bytes, HostToDevice,
-// TRACE-NEXT: cudaMemcpyAsync({{.*}}, 16 bytes, HostToDevice,
+// TRACE-NEXT: cudaMemcpyBatchAsync(2 copies, 32 bytes, 1 attribute(s), stream={{.*}}) [h2d_pageable 2]
 // TRACE-NEXT: cudaMemcpyAsync({{.*}}, 16 bytes, DeviceToHost,
 // CHECK-NEXT: sizes = [2, 2] strides = [2, 1] data =
 // CHECK-NEXT: {{\[\[}}10.9975, 20.8415],
@@ -102,8 +98,7 @@ func.func @add_sin_add(%a: tensor<2x2xf32>, %b: tensor<2x2xf32>, %c: tensor<2x2x
 // ExecuTorch: test_getitem_inherits_device_from_delegate, forward(a, x, b)
 // = mm(a, x) + b, the add on the host.
 // TRACE-NEXT: cudaStreamCreateWithFlags(flags=1, cuda:0)
-// TRACE-NEXT: cudaMemcpyAsync({{.*}}, 16 bytes, HostToDevice,
-// TRACE-NEXT: cudaMemcpyAsync({{.*}}, 16 bytes, HostToDevice,
+// TRACE-NEXT: cudaMemcpyBatchAsync(2 copies, 32 bytes, 1 attribute(s), stream={{.*}}) [h2d_pageable 2]
 // TRACE-NEXT: cudaMemcpyAsync({{.*}}, 16 bytes, DeviceToHost,
 // CHECK-NEXT: sizes = [2, 2] strides = [2, 1] data =
 // CHECK-NEXT: {{\[\[}}5.5, 1.5],
@@ -116,8 +111,7 @@ func.func @mm_then_add(%a: tensor<2x2xf32>, %x: tensor<2x2xf32>, %b: tensor<2x2x
 
 // A chain of two delegates: the intermediate stays on the device.
 // TRACE-NEXT: cudaStreamCreateWithFlags(flags=1, cuda:0)
-// TRACE-NEXT: cudaMemcpyAsync({{.*}}, 16 bytes, HostToDevice,
-// TRACE-NEXT: cudaMemcpyAsync({{.*}}, 16 bytes, HostToDevice,
+// TRACE-NEXT: cudaMemcpyBatchAsync(2 copies, 32 bytes, 1 attribute(s), stream={{.*}}) [h2d_pageable 2]
 // TRACE-NEXT: cudaMemcpyAsync({{.*}}, 16 bytes, DeviceToHost,
 // CHECK-NEXT: sizes = [2, 2] strides = [2, 1] data =
 // CHECK-NEXT: {{\[\[}}3, 2],
@@ -131,10 +125,8 @@ func.func @chain(%a: tensor<2x2xf32>, %b: tensor<2x2xf32>) -> tensor<2x2xf32> {
 // Two delegates sharing their inputs, combined on the host: each input is
 // copied once.
 // TRACE-NEXT: cudaStreamCreateWithFlags(flags=1, cuda:0)
-// TRACE-NEXT: cudaMemcpyAsync({{.*}}, 16 bytes, HostToDevice,
-// TRACE-NEXT: cudaMemcpyAsync({{.*}}, 16 bytes, HostToDevice,
-// TRACE-NEXT: cudaMemcpyAsync({{.*}}, 16 bytes, DeviceToHost,
-// TRACE-NEXT: cudaMemcpyAsync({{.*}}, 16 bytes, DeviceToHost,
+// TRACE-NEXT: cudaMemcpyBatchAsync(2 copies, 32 bytes, 1 attribute(s), stream={{.*}}) [h2d_pageable 2]
+// TRACE-NEXT: cudaMemcpyBatchAsync(2 copies, 32 bytes, 1 attribute(s), stream={{.*}}) [d2h_pageable 2]
 // CHECK-NEXT: sizes = [2, 2] strides = [2, 1] data =
 // CHECK-NEXT: {{\[\[}}6, 0.5],
 // CHECK-NEXT: [14.5, 2.25]]
@@ -148,8 +140,7 @@ func.func @shared_inputs(%a: tensor<2x2xf32>, %b: tensor<2x2xf32>) -> tensor<2x2
 // A delegate output consumed by a host op and by another delegate, and
 // two method outputs.
 // TRACE-NEXT: cudaStreamCreateWithFlags(flags=1, cuda:0)
-// TRACE-NEXT: cudaMemcpyAsync({{.*}}, 16 bytes, HostToDevice,
-// TRACE-NEXT: cudaMemcpyAsync({{.*}}, 16 bytes, HostToDevice,
+// TRACE-NEXT: cudaMemcpyBatchAsync(2 copies, 32 bytes, 1 attribute(s), stream={{.*}}) [h2d_pageable 2]
 // TRACE-NEXT: cudaMemcpyAsync({{.*}}, 16 bytes, DeviceToHost,
 // TRACE-NEXT: cudaMemcpyAsync({{.*}}, 16 bytes, DeviceToHost,
 // CHECK-NEXT: sizes = [2, 2] strides = [2, 1] data =
@@ -168,8 +159,7 @@ func.func @output_to_host_and_delegate(%a: tensor<2x2xf32>, %b: tensor<2x2xf32>)
 // Host compute (neg, then sin) on a tensor between two delegates that
 // both read the method input a: a is copied once.
 // TRACE-NEXT: cudaStreamCreateWithFlags(flags=1, cuda:0)
-// TRACE-NEXT: cudaMemcpyAsync({{.*}}, 16 bytes, HostToDevice,
-// TRACE-NEXT: cudaMemcpyAsync({{.*}}, 16 bytes, HostToDevice,
+// TRACE-NEXT: cudaMemcpyBatchAsync(2 copies, 32 bytes, 1 attribute(s), stream={{.*}}) [h2d_pageable 2]
 // TRACE-NEXT: cudaMemcpyAsync({{.*}}, 16 bytes, DeviceToHost,
 // TRACE-NEXT: cudaMemcpyAsync({{.*}}, 16 bytes, HostToDevice,
 // TRACE-NEXT: cudaMemcpyAsync({{.*}}, 16 bytes, DeviceToHost,
@@ -186,8 +176,7 @@ func.func @neg_sin_between(%a: tensor<2x2xf32>, %b: tensor<2x2xf32>) -> tensor<2
 
 // linalg and tensor ops between delegates: transpose, a slice, a concat.
 // TRACE-NEXT: cudaStreamCreateWithFlags(flags=1, cuda:0)
-// TRACE-NEXT: cudaMemcpyAsync({{.*}}, 16 bytes, HostToDevice,
-// TRACE-NEXT: cudaMemcpyAsync({{.*}}, 16 bytes, HostToDevice,
+// TRACE-NEXT: cudaMemcpyBatchAsync(2 copies, 32 bytes, 1 attribute(s), stream={{.*}}) [h2d_pageable 2]
 // TRACE-NEXT: cudaMemcpyAsync({{.*}}, 16 bytes, DeviceToHost,
 // TRACE-NEXT: cudaMemcpyAsync({{.*}}, 16 bytes, HostToDevice,
 // TRACE-NEXT: cudaMemcpyAsync({{.*}}, 16 bytes, DeviceToHost,
@@ -206,10 +195,8 @@ func.func @linalg_and_tensor_glue(%a: tensor<2x2xf32>, %b: tensor<2x2xf32>) -> t
 
 // A delegate with two outputs (ExecuTorch's getitem nodes), both returned.
 // TRACE-NEXT: cudaStreamCreateWithFlags(flags=1, cuda:0)
-// TRACE-NEXT: cudaMemcpyAsync({{.*}}, 16 bytes, HostToDevice,
-// TRACE-NEXT: cudaMemcpyAsync({{.*}}, 16 bytes, HostToDevice,
-// TRACE-NEXT: cudaMemcpyAsync({{.*}}, 16 bytes, DeviceToHost,
-// TRACE-NEXT: cudaMemcpyAsync({{.*}}, 16 bytes, DeviceToHost,
+// TRACE-NEXT: cudaMemcpyBatchAsync(2 copies, 32 bytes, 1 attribute(s), stream={{.*}}) [h2d_pageable 2]
+// TRACE-NEXT: cudaMemcpyBatchAsync(2 copies, 32 bytes, 1 attribute(s), stream={{.*}}) [d2h_pageable 2]
 // CHECK-NEXT: sizes = [2, 2] strides = [2, 1] data =
 // CHECK-NEXT: {{\[\[}}1.5, 1],
 // CHECK-NEXT: [5, 4.25]]

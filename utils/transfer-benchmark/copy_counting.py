@@ -23,11 +23,14 @@ from typing import Dict
 
 # The CUDA Runtime copy functions a lowering may call, and the checked
 # wrappers of the runtime support that the CUDA lowering calls instead
-# (__etcopy_memcpy wraps one cudaMemcpyAsync). A call of etcopy's
-# strided-copy helper is one copy, whatever the number of calls it makes.
+# (__etcopy_memcpy wraps one cudaMemcpyAsync, __etcopy_memcpy_batch one
+# cudaMemcpyBatchAsync, __etcopy_memcpy_peer one cudaMemcpyPeerAsync). A
+# call of etcopy's strided-copy helper is one copy, whatever the number of
+# calls it makes; a batch is one call, whatever the number of its copies.
 COPY_APIS = ("cudaMemcpyAsync", "cudaMemcpy2DAsync", "cudaMemcpyBatchAsync",
              "cudaMemcpyPeerAsync")
-COPY_WRAPPERS = ("__etcopy_memcpy", "__etcopy_memcpy_strided")
+COPY_WRAPPERS = ("__etcopy_memcpy", "__etcopy_memcpy_strided",
+                 "__etcopy_memcpy_batch", "__etcopy_memcpy_peer")
 COPY_CALLEES = COPY_APIS + COPY_WRAPPERS
 
 COPY_OP = re.compile(r"(?<![\w.])etcopy\.(h2d|d2h|d2d)\b")
@@ -111,6 +114,7 @@ def count_copy_call_sites(llvm_mlir: str) -> Dict[str, int]:
 TRACE = re.compile(r"^etcopy-cuda-sim: trace: (cudaMemcpy\w*)\((.*)\)"
                    r"( -> \w+)?(?: \[[^\]]*\])?$")
 BYTES = re.compile(r"\b(\d+) bytes\b")
+BATCH_COPIES = re.compile(r"^(\d+) copies\b")
 WIDTH_HEIGHT = re.compile(r"\bwidth=(\d+), height=(\d+)\b")
 KIND = re.compile(r"\b(HostToHost|HostToDevice|DeviceToHost|DeviceToDevice|"
                   r"Default)\b")
@@ -118,32 +122,44 @@ KIND = re.compile(r"\b(HostToHost|HostToDevice|DeviceToHost|DeviceToDevice|"
 
 @dataclass
 class TraceCount:
-    """Copy API calls that succeeded in a traced run, and their bytes."""
+    """Copies that succeeded in a traced run, their bytes, and the copy API
+    calls that made them (a batch is one call of several copies)."""
     copies: int = 0
     bytes: int = 0
+    calls: int = 0
     by_kind: Dict[str, int] = field(default_factory=dict)
 
 
 def parse_trace(stderr: str) -> TraceCount:
-    """Counts the copy calls (cudaMemcpy, cudaMemcpyAsync, cudaMemcpy2D,
-    cudaMemcpy2DAsync, ...) of a run with ETCOPY_CUDA_SIM_TRACE=1. Calls
-    that failed (` -> cudaError...`) are not counted; a 2-D copy moves
-    width x height bytes."""
+    """Counts the copies (cudaMemcpy, cudaMemcpyAsync, cudaMemcpy2D,
+    cudaMemcpy2DAsync, each copy of a cudaMemcpyBatchAsync, ...) of a run
+    with ETCOPY_CUDA_SIM_TRACE=1. Calls that failed (` -> cudaError...`)
+    are not counted; a 2-D copy moves width x height bytes; the copies of
+    a batch, whose direction the runtime infers, are of kind "batch", a
+    peer copy is of kind "DeviceToDevice"."""
     count = TraceCount()
     for line in stderr.splitlines():
         match = TRACE.match(line)
         if not match or match.group(3):
             continue
         arguments = match.group(2)
+        copies = 1
         if size := WIDTH_HEIGHT.search(arguments):
             moved = int(size.group(1)) * int(size.group(2))
         elif size := BYTES.search(arguments):
             moved = int(size.group(1))
         else:
             raise ValueError(f"unrecognised copy in the trace: {line}")
-        kind = KIND.search(arguments)
-        kind = kind.group(1) if kind else "unknown"
-        count.copies += 1
+        if match.group(1) == "cudaMemcpyBatchAsync":
+            copies = int(BATCH_COPIES.search(arguments).group(1))
+            kind = "batch"
+        elif match.group(1).startswith("cudaMemcpyPeer"):
+            kind = "DeviceToDevice"
+        else:
+            kind = KIND.search(arguments)
+            kind = kind.group(1) if kind else "unknown"
+        count.copies += copies
         count.bytes += moved
-        count.by_kind[kind] = count.by_kind.get(kind, 0) + 1
+        count.calls += 1
+        count.by_kind[kind] = count.by_kind.get(kind, 0) + copies
     return count

@@ -145,6 +145,17 @@ def ConvertGPUToCUDARuntime
     mismatch is reported (location, dimension, both sizes) before any byte
     moves.
 
+    With `batch-copies` (the default), a run of independent copies of one
+    stream (consecutive `gpu.memcpy` ops of a block with nothing between
+    them that touches memory or waits, none writing what another reads or
+    writes) is one `cudaMemcpyBatchAsync`; a failure of the batch is
+    reported at the first copy of the run. A copy between the memory of two
+    explicit devices is a `cudaMemcpyPeerAsync`, after peer access has been
+    enabled once per pair of devices where the devices allow it. With
+    `pinned-host-memory`, host buffers that the function allocates, copies
+    to or from a device and frees itself are allocated with
+    `cudaMallocHost` and freed with `cudaFreeHost`.
+
     The pass is linear in the size of the module, and the code it emits
     small: per op one call and its line number; constants, file names and
     scratch slots are shared per function, messages per module.
@@ -152,10 +163,26 @@ def ConvertGPUToCUDARuntime
     Anything the pass cannot lower is a compile-time error.
   }];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+  let options = [
+    Option<"batchCopies", "batch-copies", "bool", /*default=*/"true",
+           "Lower each run of independent copies on one stream to one "
+           "cudaMemcpyBatchAsync">,
+    Option<"pinnedHostMemory", "pinned-host-memory", "bool",
+           /*default=*/"false",
+           "Allocate the host buffers that the function copies to or from a "
+           "device and frees itself with cudaMallocHost (freed with "
+           "cudaFreeHost)">,
+  ];
   let statistics = [
     Statistic<"numStreams", "streams", "Number of functions given streams">,
     Statistic<"numRuntimeCalls", "runtime-calls",
               "Number of CUDA Runtime API call sites emitted">,
+    Statistic<"numBatches", "batches",
+              "Number of runs of copies lowered to one cudaMemcpyBatchAsync">,
+    Statistic<"numBatchedCopies", "batched-copies",
+              "Number of copies lowered as part of a batch">,
+    Statistic<"numPinnedBuffers", "pinned-buffers",
+              "Number of host buffers allocated with cudaMallocHost">,
   ];
 }
 

@@ -282,6 +282,19 @@ void __etcopy_free_managed(void *pointer, cudaStream_t stream,
         0);
 }
 
+void *__etcopy_malloc_host(uint64_t bytes, ETCOPY_LOCATION) {
+  void *pointer = NULL;
+  check(cudaMallocHost(&pointer, bytes), ETCOPY_AT, "cudaMallocHost",
+        "allocate pinned host memory", bytes);
+  return pointer;
+}
+
+void __etcopy_free_host(void *pointer, ETCOPY_LOCATION) {
+  /* cudaFreeHost waits for the device work that may still use the memory. */
+  check(cudaFreeHost(pointer), ETCOPY_AT, "cudaFreeHost",
+        "free pinned host memory", 0);
+}
+
 /*===----------------------------------------------------------------------===*
  * Copies
  *===----------------------------------------------------------------------===*/
@@ -305,6 +318,83 @@ void __etcopy_memcpy(void *dst, const void *src, uint64_t bytes, int32_t kind,
                      cudaStream_t stream, ETCOPY_LOCATION) {
   check(cudaMemcpyAsync(dst, src, bytes, (enum cudaMemcpyKind)kind, stream),
         ETCOPY_AT, "cudaMemcpyAsync", describe_copy(kind), bytes);
+}
+
+void __etcopy_memcpy_batch(void *const *dsts, const void *const *srcs,
+                           const uint64_t *sizes, uint64_t count,
+                           cudaStream_t stream, ETCOPY_LOCATION) {
+  if (!stream) {
+    /* The function's stream could not be created and the policy returned:
+     * batches reject the legacy default stream, single copies do not. */
+    for (uint64_t i = 0; i < count; ++i)
+      check(cudaMemcpyAsync(dsts[i], srcs[i], sizes[i], cudaMemcpyDefault,
+                            stream),
+            ETCOPY_AT, "cudaMemcpyAsync", describe_copy(cudaMemcpyDefault),
+            sizes[i]);
+    return;
+  }
+  /* One attribute for every copy: sources are read in stream order, after
+   * the work queued before the batch, as cudaMemcpyAsync reads them. */
+  struct cudaMemcpyAttributes attributes;
+  memset(&attributes, 0, sizeof attributes);
+  attributes.srcAccessOrder = cudaMemcpySrcAccessOrderStream;
+  size_t firstCopy = 0;
+  int err = cudaMemcpyBatchAsync(dsts, srcs, (const size_t *)sizes,
+                                 (size_t)count, &attributes, &firstCopy, 1,
+                                 stream);
+  if (__builtin_expect(err == 0, 1))
+    return;
+  uint64_t bytes = 0;
+  for (uint64_t i = 0; i < count; ++i)
+    bytes += sizes[i];
+  char what[64];
+  snprintf(what, sizeof what, "batch of %llu copies",
+           (unsigned long long)count);
+  report(err, ETCOPY_AT, "cudaMemcpyBatchAsync", what, bytes);
+}
+
+/* Bit `peer` of peer_handled[device]: peer access from `device` to `peer`
+ * was enabled, or found impossible, by this module's code. Ordinals from
+ * 64 on are not cached: they are handled on every copy. */
+#define ETCOPY_PEER_CACHE_DEVICES 64
+static uint64_t peer_handled[ETCOPY_PEER_CACHE_DEVICES];
+
+/* Enables access from the current device `device` to the memory of `peer`
+ * where the devices allow it. Access someone else enabled is fine. */
+static void enable_peer_access(int32_t device, int32_t peer,
+                               ETCOPY_LOCATION) {
+  int cached = device >= 0 && device < ETCOPY_PEER_CACHE_DEVICES &&
+               peer >= 0 && peer < ETCOPY_PEER_CACHE_DEVICES;
+  uint64_t bit = cached ? (uint64_t)1 << peer : 0;
+  if (cached && (__atomic_load_n(&peer_handled[device], __ATOMIC_ACQUIRE) &
+                 bit))
+    return;
+  const char *what = "enable peer access for a device-to-device copy";
+  int canAccess = 0;
+  if (!check(cudaDeviceCanAccessPeer(&canAccess, device, peer), ETCOPY_AT,
+             "cudaDeviceCanAccessPeer", what, 0))
+    return;
+  if (canAccess) {
+    int err = cudaDeviceEnablePeerAccess(peer, 0);
+    if (err == cudaErrorPeerAccessAlreadyEnabled) {
+      (void)cudaGetLastError(); /* not an error here: forget it */
+      err = cudaSuccess;
+    }
+    if (!check(err, ETCOPY_AT, "cudaDeviceEnablePeerAccess", what, 0))
+      return;
+  }
+  if (cached)
+    __atomic_fetch_or(&peer_handled[device], bit, __ATOMIC_RELEASE);
+}
+
+void __etcopy_memcpy_peer(void *dst, int32_t dstDevice, const void *src,
+                          int32_t srcDevice, uint64_t bytes,
+                          cudaStream_t stream, ETCOPY_LOCATION) {
+  enable_peer_access(dstDevice, srcDevice, ETCOPY_AT);
+  /* Without peer access the driver stages the copy through host memory. */
+  check(cudaMemcpyPeerAsync(dst, dstDevice, src, srcDevice, bytes, stream),
+        ETCOPY_AT, "cudaMemcpyPeerAsync", "device-to-device copy between devices",
+        bytes);
 }
 
 /* One dimension of a strided copy: its size and both strides, in elements. */

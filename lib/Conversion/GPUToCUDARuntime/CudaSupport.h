@@ -71,6 +71,9 @@ void *__etcopy_malloc_managed(uint64_t bytes, ETCOPY_LOCATION);
 void __etcopy_free(void *pointer, cudaStream_t stream, ETCOPY_LOCATION);
 void __etcopy_free_managed(void *pointer, cudaStream_t stream,
                            ETCOPY_LOCATION);
+/* Pinned host memory (cudaMallocHost, cudaFreeHost). */
+void *__etcopy_malloc_host(uint64_t bytes, ETCOPY_LOCATION);
+void __etcopy_free_host(void *pointer, ETCOPY_LOCATION);
 
 /* Copies: `kind` is a cudaMemcpyKind. */
 void __etcopy_memcpy(void *dst, const void *src, uint64_t bytes, int32_t kind,
@@ -79,6 +82,19 @@ void __etcopy_memcpy_strided(const etcopy_memref *dst,
                              const etcopy_memref *src, int64_t rank,
                              int64_t elementBytes, int32_t kind,
                              cudaStream_t stream, ETCOPY_LOCATION);
+/* `count` (at least 1) independent copies, sizes[i] bytes from srcs[i] to
+ * dsts[i], in one cudaMemcpyBatchAsync whose sources are read in stream
+ * order; one cudaMemcpyAsync each on a null stream, which batches reject. */
+void __etcopy_memcpy_batch(void *const *dsts, const void *const *srcs,
+                           const uint64_t *sizes, uint64_t count,
+                           cudaStream_t stream, ETCOPY_LOCATION);
+/* A cudaMemcpyPeerAsync from memory of srcDevice to memory of dstDevice,
+ * which is the current device. Peer access from dstDevice to srcDevice is
+ * enabled first, once per process and pair, where the devices allow it;
+ * otherwise the driver stages the copy. */
+void __etcopy_memcpy_peer(void *dst, int32_t dstDevice, const void *src,
+                          int32_t srcDevice, uint64_t bytes,
+                          cudaStream_t stream, ETCOPY_LOCATION);
 
 /* Sets `count` elements of `elementBytes` (1, 2 or 4) bytes to the low
  * bytes of `value`. */

@@ -7,9 +7,10 @@
 //  1. one walk validates the module (everything the pass cannot lower is
 //     reported up front) and collects the runtime ops and delegate calls;
 //  2. planning, still on func.func: one stream per (function, device) is
-//     created at entry and destroyed at each return, and the values the
-//     patterns need (streams, locations, shared constants) are materialised
-//     as LLVM-dialect ops;
+//     created at entry and destroyed at each return, runs of independent
+//     copies are grouped into batches, and the values the patterns need
+//     (streams, locations, shared constants) are materialised as
+//     LLVM-dialect ops;
 //  3. a dialect conversion with the LLVM patterns of every loaded dialect and
 //     the patterns below, which only emit calls;
 //  4. the functions of the runtime support that the calls use are copied
@@ -24,6 +25,7 @@
 
 #include "etcopy/Conversion/Passes.h"
 
+#include "etcopy/Dialect/EtCopy/BufferEscape.h"
 #include "etcopy/Dialect/EtCopy/EtCopyDialect.h"
 #include "mlir/Conversion/ConvertToLLVM/ToLLVMInterface.h"
 #include "mlir/Conversion/LLVMCommon/ConversionTarget.h"
@@ -37,6 +39,8 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/DataLayoutInterfaces.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Transforms/DialectConversion.h"
 #include "llvm/ADT/MapVector.h"
@@ -45,6 +49,7 @@
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <deque>
+#include <map>
 
 namespace mlir::etcopy {
 #define GEN_PASS_DEF_CONVERTGPUTOCUDARUNTIME
@@ -351,6 +356,14 @@ CopyKind getCopyKind(MemoryPlace src, MemoryPlace dst) {
                              : CopyKind::DeviceToDevice;
 }
 
+/// True for a copy between the memory of two distinct explicit devices: a
+/// cudaMemcpyPeerAsync.
+bool isPeerCopy(MemoryPlace src, MemoryPlace dst) {
+  using K = MemoryPlace::Kind;
+  return src.kind == K::Device && dst.kind == K::Device && src.ordinal >= 0 &&
+         dst.ordinal >= 0 && src.ordinal != dst.ordinal;
+}
+
 /// The device whose stream runs `op`: the device side of a copy (the source
 /// for device-to-host), the allocation's or buffer's device otherwise.
 int64_t getDeviceKey(Operation *op) {
@@ -486,6 +499,262 @@ bool isAddressOnlyView(memref::ViewOp view, unsigned indexBitwidth) {
 }
 
 //===----------------------------------------------------------------------===//
+// Pinned host buffers
+//===----------------------------------------------------------------------===//
+
+/// The memref.alloc whose buffer `memref` views, if any.
+memref::AllocOp getAllocation(Value memref) {
+  while (auto view = memref.getDefiningOp<ViewLikeOpInterface>())
+    memref = view.getViewSource();
+  return memref.getDefiningOp<memref::AllocOp>();
+}
+
+/// True when `alloc` allocates a host buffer that is the source or the
+/// destination of a copy to or from a device, that the function frees, and
+/// that never leaves the function: every use, through views, reads or
+/// writes it, copies it or frees it (a return, a call, a branch or a store
+/// of the memref would hand it to code that might free it with free()).
+bool isPinnableTransferBuffer(memref::AllocOp alloc) {
+  MemRefType type = alloc.getType();
+  // cudaMallocHost aligns to at least 256 bytes.
+  if (classify(type).kind == MemoryPlace::Kind::Device ||
+      !type.getLayout().isIdentity() || alloc.getAlignment().value_or(0) > 256)
+    return false;
+  bool transfers = false, freed = false;
+  SmallVector<Value> worklist{alloc.getResult()};
+  while (!worklist.empty()) {
+    Value value = worklist.pop_back_val();
+    for (OpOperand &use : value.getUses()) {
+      Operation *user = use.getOwner();
+      if (auto view = dyn_cast<ViewLikeOpInterface>(user);
+          view && view.getViewSource() == value) {
+        for (Value result : user->getResults())
+          if (isa<BaseMemRefType>(result.getType()))
+            worklist.push_back(result);
+        continue;
+      }
+      if (isa<memref::DeallocOp>(user)) {
+        freed = true;
+        continue;
+      }
+      if (auto copy = dyn_cast<gpu::MemcpyOp>(user)) {
+        auto [src, dst] = classifyCopy(copy);
+        MemoryPlace other = value == copy.getSrc() ? dst : src;
+        transfers |= other.kind == MemoryPlace::Kind::Device;
+        continue;
+      }
+      // Anything else must access the buffer's memory (a load, a store, a
+      // compute op), not take the memref itself (a return, a call, a store
+      // of the memref).
+      if (!isNonEscapingAccess(user, value))
+        return false;
+    }
+  }
+  return transfers && freed;
+}
+
+//===----------------------------------------------------------------------===//
+// Batches of copies
+//===----------------------------------------------------------------------===//
+
+/// The most copies of one cudaMemcpyBatchAsync: bounds the two arrays of
+/// pointers that each function holds on its stack (2 x 4 KiB).
+constexpr size_t kMaxBatchCopies = 512;
+
+/// The bytes of one buffer that one side of a copy touches.
+struct BufferAccess {
+  /// What may alias what: distinct allocations of the function are
+  /// disjoint, from each other and from the function's arguments and
+  /// globals (named memory), which may alias each other; anything else
+  /// (results of calls, block arguments of loops) may alias anything.
+  enum class Kind { Allocation, Named, Other };
+  static constexpr unsigned kNumKinds = 3;
+
+  Kind kind;
+  /// The allocation, the argument, the global's symbol, or the value.
+  const void *buffer;
+  /// [begin, end) in bytes from the buffer's aligned pointer; the whole
+  /// buffer when unknown.
+  int64_t begin = std::numeric_limits<int64_t>::min();
+  int64_t end = std::numeric_limits<int64_t>::max();
+};
+
+/// Where the contiguous, static-shape memref `memref` lies: views are
+/// followed to the buffer they view, constant byte shifts and static
+/// offsets give the range. The results of `freshAllocators` (calls to
+/// delegates, which return fresh buffers) are allocations.
+BufferAccess getBufferAccess(Value memref, unsigned indexBitwidth,
+                             const DenseSet<Operation *> &freshAllocators) {
+  auto type = cast<MemRefType>(memref.getType());
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  std::optional<int64_t> elementBytes =
+      getStaticElementBytes(type.getElementType(), indexBitwidth);
+  bool exact = elementBytes && type.hasStaticShape() &&
+               succeeded(getStridesAndOffset(type, strides, offset)) &&
+               !ShapedType::isDynamic(offset);
+  int64_t shift = 0;
+  while (auto view = memref.getDefiningOp<ViewLikeOpInterface>()) {
+    // memref.view moves the aligned pointer; these views keep it (the
+    // offset in the memref's type is from the same pointer).
+    if (auto byteView = dyn_cast<memref::ViewOp>(*view)) {
+      APInt byteShift;
+      if (matchPattern(byteView.getByteShift(), m_ConstantInt(&byteShift)))
+        shift += byteShift.getSExtValue();
+      else
+        exact = false;
+    } else if (!isa<memref::SubViewOp, memref::ReinterpretCastOp,
+                    memref::CastOp, memref::MemorySpaceCastOp,
+                    memref::ExpandShapeOp, memref::CollapseShapeOp,
+                    memref::ExtractStridedMetadataOp>(*view)) {
+      exact = false;
+    }
+    memref = view.getViewSource();
+  }
+  BufferAccess access{BufferAccess::Kind::Other, memref.getAsOpaquePointer()};
+  if (auto argument = dyn_cast<BlockArgument>(memref)) {
+    if (argument.getOwner()->isEntryBlock() &&
+        isa<FunctionOpInterface>(argument.getOwner()->getParentOp()))
+      access.kind = BufferAccess::Kind::Named;
+  } else if (auto global = memref.getDefiningOp<memref::GetGlobalOp>()) {
+    access.kind = BufferAccess::Kind::Named;
+    access.buffer = global.getNameAttr().getAsOpaquePointer();
+  } else if (Operation *producer = memref.getDefiningOp();
+             isa<memref::AllocOp, memref::AllocaOp, gpu::AllocOp>(producer) ||
+             freshAllocators.contains(producer)) {
+    access.kind = BufferAccess::Kind::Allocation;
+  }
+  if (exact) {
+    access.begin = shift + offset * *elementBytes;
+    access.end = access.begin + type.getNumElements() * *elementBytes;
+  }
+  return access;
+}
+
+/// Disjoint byte ranges, merged as they are added.
+class ByteRanges {
+public:
+  bool overlaps(int64_t begin, int64_t end) const {
+    if (begin >= end)
+      return false;
+    auto next = ranges.upper_bound(begin);
+    return (next != ranges.end() && next->first < end) ||
+           (next != ranges.begin() && std::prev(next)->second > begin);
+  }
+
+  void add(int64_t begin, int64_t end) {
+    if (begin >= end)
+      return;
+    auto next = ranges.upper_bound(begin);
+    if (next != ranges.begin() && std::prev(next)->second >= begin) {
+      --next;
+      begin = next->first;
+      end = std::max(end, next->second);
+      next = ranges.erase(next);
+    }
+    for (; next != ranges.end() && next->first <= end;
+         next = ranges.erase(next))
+      end = std::max(end, next->second);
+    ranges.emplace(begin, end);
+  }
+
+private:
+  std::map<int64_t, int64_t> ranges;
+};
+
+/// The memory that the copies of a run read and write, to tell whether one
+/// more copy is independent of all of them (copies of a batch run in any
+/// order): O(log n) per access.
+class RunAccesses {
+public:
+  /// Whether an access to `access` conflicts with the run's: a write with
+  /// any access to the same bytes, a read with a write.
+  bool conflicts(const BufferAccess &access, bool write) const {
+    auto found = buffers.find(access.buffer);
+    const Buffer *self = found == buffers.end() ? nullptr : &found->second;
+    if (self && (self->written.overlaps(access.begin, access.end) ||
+                 (write && self->read.overlaps(access.begin, access.end))))
+      return true;
+    // Other buffers that may be this one.
+    unsigned othersWritten = 0, othersAccessed = 0;
+    for (unsigned kind = 0; kind < BufferAccess::kNumKinds; ++kind) {
+      if (!mayAlias(access.kind, static_cast<BufferAccess::Kind>(kind)))
+        continue;
+      othersWritten += numWritten[kind];
+      othersAccessed += numAccessed[kind];
+    }
+    if (self && mayAlias(access.kind, access.kind)) {
+      othersWritten -= self->isWritten;
+      othersAccessed -= 1;
+    }
+    return othersWritten != 0 || (write && othersAccessed != 0);
+  }
+
+  void add(const BufferAccess &access, bool write) {
+    auto [found, inserted] = buffers.try_emplace(access.buffer);
+    Buffer &buffer = found->second;
+    unsigned kind = static_cast<unsigned>(access.kind);
+    numAccessed[kind] += inserted;
+    if (write) {
+      numWritten[kind] += !buffer.isWritten;
+      buffer.isWritten = true;
+      buffer.written.add(access.begin, access.end);
+    } else {
+      buffer.read.add(access.begin, access.end);
+    }
+  }
+
+  void clear() {
+    buffers.clear();
+    std::fill(std::begin(numWritten), std::end(numWritten), 0);
+    std::fill(std::begin(numAccessed), std::end(numAccessed), 0);
+  }
+
+private:
+  /// Whether two distinct buffers of these kinds may share memory.
+  static bool mayAlias(BufferAccess::Kind a, BufferAccess::Kind b) {
+    using K = BufferAccess::Kind;
+    return a == K::Other || b == K::Other || (a == K::Named && b == K::Named);
+  }
+
+  struct Buffer {
+    ByteRanges read, written;
+    bool isWritten = false;
+  };
+  DenseMap<const void *, Buffer> buffers;
+  /// Buffers of each kind the run writes, and accesses at all.
+  unsigned numWritten[BufferAccess::kNumKinds] = {};
+  unsigned numAccessed[BufferAccess::kNumKinds] = {};
+};
+
+/// A run of copies lowered to one cudaMemcpyBatchAsync, at the last one.
+struct CopyBatch {
+  SmallVector<gpu::MemcpyOp> copies;
+};
+
+/// What grouping copies into batches needs, and the batches it makes.
+struct BatchPlanning {
+  unsigned indexBitwidth;
+  /// Ops whose memref results are fresh buffers (delegate calls).
+  const DenseSet<Operation *> &freshAllocators;
+  /// Op plans point at their batch.
+  std::deque<CopyBatch> batches;
+};
+
+/// True for an op that may come between two copies of a batch: the copies
+/// before it move past it, so it must neither touch memory nor wait. New
+/// buffers are fine: no copy before them can use them.
+bool isTransparentToCopies(Operation *op) {
+  if (op->getNumRegions() != 0 || op->hasTrait<OpTrait::IsTerminator>() ||
+      isa<CallOpInterface>(op))
+    return false;
+  if (isa<gpu::AllocOp>(op) || isMemoryEffectFree(op))
+    return true;
+  auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+  return effects && effects.onlyHasEffect<MemoryEffects::Allocate>();
+}
+
+//===----------------------------------------------------------------------===//
 // gpu.memset patterns
 //===----------------------------------------------------------------------===//
 
@@ -562,17 +831,21 @@ FailureOr<MemsetPlan> planMemset(gpu::MemsetOp memset, unsigned indexBitwidth,
 
 /// What the pass works on, found by one walk of the module.
 struct ModuleWork {
-  /// The runtime ops of each function, in order.
+  /// The runtime ops of each function, in order, with the memref.alloc and
+  /// memref.dealloc of its pinned buffers.
   llvm::MapVector<func::FuncOp, SmallVector<Operation *>> runtimeOps;
+  /// The host buffers allocated with cudaMallocHost (pinned-host-memory).
+  DenseSet<Operation *> pinnedAllocs;
   /// Calls to delegates, which must run on their device.
   SmallVector<std::pair<func::CallOp, DeviceAttr>> delegateCalls;
 };
 
 /// Reports every construct the pass cannot lower, with the op, the types and
-/// the reason, and collects the work. Returns failure if anything cannot be
-/// lowered.
+/// the reason, and collects the work (with `pinHostMemory`, the transfer
+/// buffers to pin). Returns failure if anything cannot be lowered.
 LogicalResult validateAndCollect(ModuleOp module, SymbolTable &symbols,
-                                 unsigned indexBitwidth, ModuleWork &work) {
+                                 unsigned indexBitwidth, bool pinHostMemory,
+                                 ModuleWork &work) {
   bool failed = false;
   auto checkMemRef = [&](Operation *op, Type type) {
     auto memref = dyn_cast<MemRefType>(type);
@@ -626,6 +899,18 @@ LogicalResult validateAndCollect(ModuleOp module, SymbolTable &symbols,
       if (auto callee = symbols.lookup<func::FuncOp>(call.getCallee()))
         if (DeviceAttr device = getDelegateDevice(callee))
           work.delegateCalls.emplace_back(call, device);
+    }
+    if (pinHostMemory && isa<memref::AllocOp, memref::DeallocOp>(op)) {
+      // The buffer's memref.alloc comes before its frees.
+      auto alloc = dyn_cast<memref::AllocOp>(op);
+      auto func = op->getParentOfType<func::FuncOp>();
+      if (func && (alloc ? isPinnableTransferBuffer(alloc)
+                         : work.pinnedAllocs.contains(getAllocation(
+                               cast<memref::DeallocOp>(op).getMemref())))) {
+        if (alloc)
+          work.pinnedAllocs.insert(alloc);
+        work.runtimeOps[func].push_back(op);
+      }
     }
     if (!isa_and_present<gpu::GPUDialect>(op->getDialect())) {
       // Tokens may only flow between the ops lowered here.
@@ -717,6 +1002,15 @@ LogicalResult validateAndCollect(ModuleOp module, SymbolTable &symbols,
 // Planning: streams per function, data per op.
 //===----------------------------------------------------------------------===//
 
+/// Constant globals of the module that the lowered code refers to, one per
+/// distinct content.
+struct ModuleGlobals {
+  /// The file names of locations.
+  llvm::StringMap<LLVM::GlobalOp> files;
+  /// The byte counts of batches, by their DenseElementsAttr.
+  DenseMap<Attribute, LLVM::GlobalOp> sizeTables;
+};
+
 /// Values of a function shared by its ops (constants, file names, scratch
 /// slots), created once at its entry. Planning creates the first; patterns
 /// add more during the conversion after the last one, which the conversion
@@ -724,10 +1018,9 @@ LogicalResult validateAndCollect(ModuleOp module, SymbolTable &symbols,
 class FunctionValues {
 public:
   FunctionValues(func::FuncOp func, RuntimeSupport &support,
-                 SymbolTable &symbols,
-                 llvm::StringMap<LLVM::GlobalOp> &fileGlobals)
+                 SymbolTable &symbols, ModuleGlobals &globals)
       : entry(&func.getBody().front()), loc(func.getLoc()), support(support),
-        symbols(symbols), fileGlobals(fileGlobals) {}
+        symbols(symbols), globals(globals) {}
 
   /// An integer constant of `type`.
   Value getConstant(OpBuilder &builder, Type type, int64_t value) {
@@ -745,22 +1038,29 @@ public:
 
   /// A pointer to a global holding the file name `file`.
   Value getFile(OpBuilder &builder, StringRef file) {
-    Value &address = files[file];
-    if (address)
-      return address;
-    LLVM::GlobalOp &global = fileGlobals[file];
+    LLVM::GlobalOp &global = globals.files[file];
     if (!global) {
       std::string bytes = (file + Twine('\0')).str();
-      OpBuilder moduleBuilder(builder.getContext());
-      global = LLVM::GlobalOp::create(
-          moduleBuilder, symbols.getOp()->getLoc(),
-          LLVM::LLVMArrayType::get(builder.getI8Type(), bytes.size()),
-          /*isConstant=*/true, LLVM::Linkage::Private, "__etcopy_file",
-          builder.getStringAttr(bytes));
-      symbols.insert(global); // Renames to a unique symbol.
+      global = createGlobal(
+          builder, LLVM::LLVMArrayType::get(builder.getI8Type(), bytes.size()),
+          "__etcopy_file", builder.getStringAttr(bytes));
     }
-    address = create<LLVM::AddressOfOp>(builder, global);
-    return address;
+    return getAddress(builder, global);
+  }
+
+  /// A pointer to a global array holding the 64-bit integers `values`.
+  Value getI64Table(OpBuilder &builder, ArrayRef<int64_t> values) {
+    auto content = DenseElementsAttr::get(
+        RankedTensorType::get({static_cast<int64_t>(values.size())},
+                              builder.getI64Type()),
+        values);
+    LLVM::GlobalOp &global = globals.sizeTables[content];
+    if (!global)
+      global = createGlobal(
+          builder,
+          LLVM::LLVMArrayType::get(builder.getI64Type(), values.size()),
+          "__etcopy_batch_sizes", content);
+    return getAddress(builder, global);
   }
 
   /// The file, line and column of `loc`: the last arguments of every
@@ -799,6 +1099,26 @@ public:
   RuntimeSupport &getSupport() { return support; }
 
 private:
+  /// A private constant global of the module, named `name` or, if taken,
+  /// with a number after it.
+  LLVM::GlobalOp createGlobal(OpBuilder &builder, Type type, StringRef name,
+                              Attribute value) {
+    OpBuilder moduleBuilder(builder.getContext());
+    auto global = LLVM::GlobalOp::create(moduleBuilder, symbols.getOp()->getLoc(),
+                                         type, /*isConstant=*/true,
+                                         LLVM::Linkage::Private, name, value);
+    symbols.insert(global); // Renames to a unique symbol.
+    return global;
+  }
+
+  /// The address of `global`, taken once at the function's entry.
+  Value getAddress(OpBuilder &builder, LLVM::GlobalOp global) {
+    Value &address = addresses[global];
+    if (!address)
+      address = create<LLVM::AddressOfOp>(builder, global);
+    return address;
+  }
+
   /// Creates a shared value after the previous ones.
   template <typename OpTy, typename... Args>
   Value create(OpBuilder &builder, Args &&...args) {
@@ -814,11 +1134,11 @@ private:
   Location loc;
   RuntimeSupport &support;
   SymbolTable &symbols;
-  llvm::StringMap<LLVM::GlobalOp> &fileGlobals;
+  ModuleGlobals &globals;
   Operation *last = nullptr;
   DenseMap<std::pair<Type, int64_t>, Value> constants;
   DenseMap<std::pair<Type, unsigned>, Value> slots;
-  llvm::StringMap<Value> files;
+  DenseMap<Operation *, Value> addresses;
   DenseMap<std::pair<Block *, unsigned>, Value> lines;
 };
 
@@ -836,6 +1156,8 @@ struct FunctionPlan {
   /// The device current at entry (an i32 value), when the function selects
   /// explicit devices.
   Value entryDevice;
+  /// The copies of the function's largest batch (0: none).
+  int64_t maxBatchCopies = 0;
 };
 
 /// What the pattern lowering one gpu op needs, all defined before the op
@@ -849,6 +1171,8 @@ struct OpPlan {
   std::optional<int64_t> switchToDevice;
   /// The location arguments of the op's calls.
   SmallVector<Value, 3> location;
+  /// For a copy of a batch, the batch.
+  const CopyBatch *batch = nullptr;
 };
 
 using PlanMap = DenseMap<Operation *, OpPlan>;
@@ -901,6 +1225,8 @@ planDeviceSwitches(func::FuncOp func, ArrayRef<Operation *> runtimeOps,
   Operation *previous = nullptr;
   int64_t selected = keys.back();
   for (Operation *op : runtimeOps) {
+    if (!isRuntimeOp(op))
+      continue; // Host memory: no device to select.
     if (op->getBlock() != block) {
       block = op->getBlock();
       previous = nullptr;
@@ -921,20 +1247,85 @@ planDeviceSwitches(func::FuncOp func, ArrayRef<Operation *> runtimeOps,
   return switches;
 }
 
+/// Groups the copies of `runtimeOps` into batches (`plans` and `batches`):
+/// each run of consecutive copies of one block on one stream, of static
+/// size, contiguous and not between devices, with only transparent ops
+/// between them, none of which writes memory another reads or writes. A
+/// sync-form copy ends its run: the host waits after it. Linear in the ops
+/// of the function (each access is one lookup in the run's ranges).
+void planBatches(ArrayRef<Operation *> runtimeOps,
+                 function_ref<int64_t(Operation *)> keyOf, FunctionPlan &plan,
+                 PlanMap &plans, BatchPlanning &batching) {
+  unsigned indexBitwidth = batching.indexBitwidth;
+  SmallVector<gpu::MemcpyOp> run;
+  RunAccesses accesses;
+  auto close = [&] {
+    if (run.size() > 1) {
+      CopyBatch &batch = batching.batches.emplace_back(CopyBatch{run});
+      for (gpu::MemcpyOp copy : run)
+        plans[copy].batch = &batch;
+      plan.maxBatchCopies =
+          std::max<int64_t>(plan.maxBatchCopies, run.size());
+    }
+    run.clear();
+    accesses.clear();
+  };
+  for (Operation *op : runtimeOps) {
+    auto copy = dyn_cast<gpu::MemcpyOp>(op);
+    if (!copy) {
+      if (!isTransparentToCopies(op))
+        close();
+      continue;
+    }
+    auto [srcPlace, dstPlace] = classifyCopy(copy);
+    if (!isSimpleCopy(copy, indexBitwidth) || isPeerCopy(srcPlace, dstPlace)) {
+      close();
+      continue;
+    }
+    BufferAccess src = getBufferAccess(copy.getSrc(), indexBitwidth,
+                                       batching.freshAllocators);
+    BufferAccess dst = getBufferAccess(copy.getDst(), indexBitwidth,
+                                       batching.freshAllocators);
+    auto extendsRun = [&] {
+      gpu::MemcpyOp previous = run.back();
+      if (run.size() == kMaxBatchCopies || keyOf(previous) != keyOf(op) ||
+          previous->getBlock() != op->getBlock())
+        return false;
+      for (Operation *between = previous->getNextNode(); between != op;
+           between = between->getNextNode())
+        if (!isTransparentToCopies(between))
+          return false;
+      return !accesses.conflicts(src, /*write=*/false) &&
+             !accesses.conflicts(dst, /*write=*/true);
+    };
+    if (!run.empty() && !extendsRun())
+      close();
+    run.push_back(copy);
+    accesses.add(src, /*write=*/false);
+    accesses.add(dst, /*write=*/true);
+    if (!copy.getAsyncToken())
+      close();
+  }
+  close();
+}
+
 /// Creates the streams of `func` at its entry, their teardown before each
-/// return, and the plan of each runtime op in it. Returns the device the
-/// function makes current at entry and keeps current between its ops (when
-/// it uses exactly one explicit device), else -1.
+/// return, and the plan of each runtime op in it (and its batches, unless
+/// `batching` is null). Returns the device the function makes current at
+/// entry and keeps current between its ops (when it uses exactly one
+/// explicit device), else -1.
 int64_t planFunction(func::FuncOp func, ArrayRef<Operation *> runtimeOps,
-                     FunctionPlan &plan, PlanMap &plans) {
+                     FunctionPlan &plan, PlanMap &plans,
+                     BatchPlanning *batching) {
   FunctionValues &values = plan.values;
   RuntimeSupport &support = values.getSupport();
 
   // Devices used, "current device" (-1) first so that its stream is created
   // before any cudaSetDevice. gpu.wait names no memory: it runs on the
-  // function's first stream.
-  auto memoryOps = llvm::make_filter_range(
-      runtimeOps, [](Operation *op) { return !isa<gpu::WaitOp>(op); });
+  // function's first stream. Pinned host buffers need no stream.
+  auto memoryOps = llvm::make_filter_range(runtimeOps, [](Operation *op) {
+    return isRuntimeOp(op) && !isa<gpu::WaitOp>(op);
+  });
   llvm::SetVector<int64_t> keys;
   for (Operation *op : memoryOps)
     if (getDeviceKey(op) == -1)
@@ -984,6 +1375,8 @@ int64_t planFunction(func::FuncOp func, ArrayRef<Operation *> runtimeOps,
     builder.setInsertionPoint(op);
     opPlan.location = values.getLocation(builder, op->getLoc());
   }
+  if (batching)
+    planBatches(runtimeOps, keyOf, plan, plans, *batching);
   // Teardown: the host waits for the function's work before data leaves it,
   // unless it just did.
   for (Block &block : func.getBody()) {
@@ -1074,9 +1467,10 @@ class RuntimeOpLowering : public ConvertOpToLLVMPattern<OpTy> {
 public:
   RuntimeOpLowering(const LLVMTypeConverter &converter, RuntimeSupport &support,
                     const PlanMap &plans,
-                    const DenseSet<Operation *> &addressOnlyViews)
-      : ConvertOpToLLVMPattern<OpTy>(converter), support(support), plans(plans),
-        addressOnlyViews(addressOnlyViews) {}
+                    const DenseSet<Operation *> &addressOnlyViews,
+                    PatternBenefit benefit = 1)
+      : ConvertOpToLLVMPattern<OpTy>(converter, benefit), support(support),
+        plans(plans), addressOnlyViews(addressOnlyViews) {}
 
 protected:
   const OpPlan &getPlan(OpTy op) const { return plans.find(op)->second; }
@@ -1136,7 +1530,7 @@ protected:
   }
 
   /// The address of the first element of the memref `memref`, whose
-  /// converted descriptor is `descriptor`.
+  /// converted descriptor is `descriptor` (null: looked up when needed).
   Value getFirstElement(ConversionPatternRewriter &rewriter, Location loc,
                         Value memref, Value descriptor,
                         FunctionValues &values) const {
@@ -1153,6 +1547,8 @@ protected:
                                  rewriter.getI8Type(), base, shift);
     }
     auto type = cast<MemRefType>(memref.getType());
+    if (!descriptor)
+      descriptor = rewriter.getRemappedValue(memref);
     Value aligned =
         extractField(rewriter, loc, descriptor,
                      ArrayRef<int64_t>{kAlignedPtrPosInMemRefDescriptor});
@@ -1190,6 +1586,39 @@ protected:
     return count;
   }
 
+  /// The sizes, strides and bytes of a new buffer of `type` (identity
+  /// layout), with shared constants for static shapes.
+  void getAllocationSizes(ConversionPatternRewriter &rewriter, Location loc,
+                          MemRefType type, ValueRange dynamicSizes,
+                          FunctionValues &values, SmallVectorImpl<Value> &shape,
+                          SmallVectorImpl<Value> &strides,
+                          Value &bytes) const {
+    if (!type.hasStaticShape()) {
+      this->getMemRefDescriptorSizes(loc, type, dynamicSizes, rewriter, shape,
+                                     strides, bytes);
+      return;
+    }
+    Type indexType = this->getIndexType();
+    int64_t stride = 1;
+    shape.resize(type.getRank());
+    strides.resize(type.getRank());
+    for (int64_t dim = type.getRank() - 1; dim >= 0; --dim) {
+      shape[dim] = this->createIndexAttrConstant(rewriter, loc, indexType,
+                                                 type.getDimSize(dim));
+      strides[dim] =
+          this->createIndexAttrConstant(rewriter, loc, indexType, stride);
+      stride *= type.getDimSize(dim);
+    }
+    if (std::optional<int64_t> elementBytes = getStaticElementBytes(
+            type.getElementType(),
+            this->getTypeConverter()->getIndexTypeBitwidth()))
+      bytes = values.getI64(rewriter, type.getNumElements() * *elementBytes);
+    else
+      bytes = LLVM::MulOp::create(
+          rewriter, loc, values.getI64(rewriter, type.getNumElements()),
+          this->getSizeInBytes(loc, type.getElementType(), rewriter));
+  }
+
   /// The bytes of one element of `type`.
   Value getElementBytes(ConversionPatternRewriter &rewriter, Location loc,
                         MemRefType type, FunctionValues &values) const {
@@ -1220,30 +1649,8 @@ struct AllocLowering : public RuntimeOpLowering<gpu::AllocOp> {
 
     SmallVector<Value> shape, strides;
     Value bytes;
-    if (type.hasStaticShape()) {
-      Type indexType = getIndexType();
-      int64_t stride = 1;
-      shape.resize(type.getRank());
-      strides.resize(type.getRank());
-      for (int64_t dim = type.getRank() - 1; dim >= 0; --dim) {
-        shape[dim] = createIndexAttrConstant(rewriter, loc, indexType,
-                                             type.getDimSize(dim));
-        strides[dim] =
-            createIndexAttrConstant(rewriter, loc, indexType, stride);
-        stride *= type.getDimSize(dim);
-      }
-      if (std::optional<int64_t> elementBytes =
-              getStaticElementBytes(type.getElementType(),
-                                    getTypeConverter()->getIndexTypeBitwidth()))
-        bytes = values.getI64(rewriter, type.getNumElements() * *elementBytes);
-      else
-        bytes = LLVM::MulOp::create(
-            rewriter, loc, values.getI64(rewriter, type.getNumElements()),
-            getSizeInBytes(loc, type.getElementType(), rewriter));
-    } else {
-      getMemRefDescriptorSizes(loc, type, adaptor.getDynamicSizes(), rewriter,
-                               shape, strides, bytes);
-    }
+    getAllocationSizes(rewriter, loc, type, adaptor.getDynamicSizes(), values,
+                       shape, strides, bytes);
     Value pointer =
         op.getHostShared()
             ? callSupport(rewriter, loc, plan, "__etcopy_malloc_managed", bytes)
@@ -1283,8 +1690,10 @@ struct DeallocLowering : public RuntimeOpLowering<gpu::DeallocOp> {
   }
 };
 
-/// gpu.memcpy -> cudaMemcpyAsync for contiguous data of static size, the
-/// strided copy (which also checks dynamic sizes) otherwise.
+/// gpu.memcpy -> cudaMemcpyAsync for contiguous data of static size (one
+/// cudaMemcpyBatchAsync for a batch, at its last copy; cudaMemcpyPeerAsync
+/// between two devices), the strided copy (which also checks dynamic sizes)
+/// otherwise.
 struct MemcpyLowering : public RuntimeOpLowering<gpu::MemcpyOp> {
   using RuntimeOpLowering::RuntimeOpLowering;
 
@@ -1297,6 +1706,14 @@ struct MemcpyLowering : public RuntimeOpLowering<gpu::MemcpyOp> {
     MemRefType srcType = op.getSrc().getType();
     prepare(op, plan, adaptor.getAsyncDependencies(), rewriter);
 
+    if (plan.batch) {
+      // The copies before the last are made by the batch, at the last.
+      if (op == plan.batch->copies.back())
+        emitBatch(*plan.batch, op, adaptor, rewriter);
+      finish(op, plan, {}, rewriter);
+      return success();
+    }
+
     auto [srcPlace, dstPlace] = classifyCopy(op);
     Value kind = values.getI32(
         rewriter, static_cast<int32_t>(getCopyKind(srcPlace, dstPlace)));
@@ -1307,12 +1724,15 @@ struct MemcpyLowering : public RuntimeOpLowering<gpu::MemcpyOp> {
           getFirstElement(rewriter, loc, op.getSrc(), adaptor.getSrc(), values);
       Value dst =
           getFirstElement(rewriter, loc, op.getDst(), adaptor.getDst(), values);
-      Value bytes = values.getI64(
-          rewriter,
-          srcType.getNumElements() *
-              *getStaticElementBytes(srcType.getElementType(), indexBitwidth));
-      callSupport(rewriter, loc, plan, "__etcopy_memcpy",
-                  {dst, src, bytes, kind, plan.stream});
+      Value bytes = values.getI64(rewriter, getStaticBytes(op));
+      if (isPeerCopy(srcPlace, dstPlace))
+        callSupport(rewriter, loc, plan, "__etcopy_memcpy_peer",
+                    {dst, values.getI32(rewriter, dstPlace.ordinal), src,
+                     values.getI32(rewriter, srcPlace.ordinal), bytes,
+                     plan.stream});
+      else
+        callSupport(rewriter, loc, plan, "__etcopy_memcpy",
+                    {dst, src, bytes, kind, plan.stream});
     } else {
       // The helper reads sizes and strides from the descriptors, compares
       // dynamic sizes and picks the copies.
@@ -1329,6 +1749,57 @@ struct MemcpyLowering : public RuntimeOpLowering<gpu::MemcpyOp> {
     }
     finish(op, plan, {}, rewriter);
     return success();
+  }
+
+private:
+  /// The bytes of a copy of static shape.
+  int64_t getStaticBytes(gpu::MemcpyOp op) const {
+    MemRefType type = op.getSrc().getType();
+    return type.getNumElements() *
+           *getStaticElementBytes(type.getElementType(),
+                                  getTypeConverter()->getIndexTypeBitwidth());
+  }
+
+  /// One cudaMemcpyBatchAsync of the copies of `batch`, at its last copy
+  /// `op`: the destinations and sources are stored to two stack arrays of
+  /// the function, the byte counts are a constant global. Failures are
+  /// reported at the batch's first copy.
+  void emitBatch(const CopyBatch &batch, gpu::MemcpyOp op, OpAdaptor adaptor,
+                 ConversionPatternRewriter &rewriter) const {
+    const OpPlan &plan = getPlan(op);
+    FunctionValues &values = getValues(plan);
+    Location loc = op.getLoc();
+    auto arrayType = LLVM::LLVMArrayType::get(getPtrType(), batch.copies.size());
+    Value dsts = LLVM::PoisonOp::create(rewriter, loc, arrayType);
+    Value srcs = dsts;
+    SmallVector<int64_t> sizes;
+    for (auto [index, member] : llvm::enumerate(batch.copies)) {
+      gpu::MemcpyOp copy = member;
+      bool last = copy == op;
+      dsts = LLVM::InsertValueOp::create(
+          rewriter, loc, dsts,
+          getFirstElement(rewriter, loc, copy.getDst(),
+                          last ? adaptor.getDst() : Value(), values),
+          index);
+      srcs = LLVM::InsertValueOp::create(
+          rewriter, loc, srcs,
+          getFirstElement(rewriter, loc, copy.getSrc(),
+                          last ? adaptor.getSrc() : Value(), values),
+          index);
+      sizes.push_back(getStaticBytes(copy));
+    }
+    // Slots of the function's largest batch, shared by its batches.
+    auto slotType = LLVM::LLVMArrayType::get(getPtrType(),
+                                             plan.function->maxBatchCopies);
+    Value dstSlot = values.getSlot(rewriter, slotType, /*index=*/0);
+    Value srcSlot = values.getSlot(rewriter, slotType, /*index=*/1);
+    LLVM::StoreOp::create(rewriter, loc, dsts, dstSlot);
+    LLVM::StoreOp::create(rewriter, loc, srcs, srcSlot);
+    gpu::MemcpyOp first = batch.copies.front();
+    callSupport(rewriter, first.getLoc(), getPlan(first),
+                "__etcopy_memcpy_batch",
+                {dstSlot, srcSlot, values.getI64Table(rewriter, sizes),
+                 values.getI64(rewriter, sizes.size()), plan.stream});
   }
 };
 
@@ -1383,6 +1854,52 @@ struct MemsetLowering : public RuntimeOpLowering<gpu::MemsetOp> {
                 {pointer, value, count,
                  values.getI32(rewriter, memsetPlan->unitBytes), plan.stream});
     finish(op, plan, {}, rewriter);
+    return success();
+  }
+};
+
+/// memref.alloc of a pinned transfer buffer -> cudaMallocHost; other
+/// memref.allocs are left to the memref dialect's patterns.
+struct PinnedAllocLowering : public RuntimeOpLowering<memref::AllocOp> {
+  using RuntimeOpLowering::RuntimeOpLowering;
+
+  LogicalResult
+  matchAndRewrite(memref::AllocOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!plans.contains(op))
+      return rewriter.notifyMatchFailure(
+          op, "not a host buffer that the function copies and frees itself");
+    const OpPlan &plan = getPlan(op);
+    Location loc = op.getLoc();
+    MemRefType type = op.getType();
+    SmallVector<Value> shape, strides;
+    Value bytes;
+    getAllocationSizes(rewriter, loc, type, adaptor.getDynamicSizes(),
+                       getValues(plan), shape, strides, bytes);
+    Value pointer =
+        callSupport(rewriter, loc, plan, "__etcopy_malloc_host", bytes);
+    Value descriptor = createMemRefDescriptor(loc, type, pointer, pointer,
+                                              shape, strides, rewriter);
+    rewriter.replaceOp(op, descriptor);
+    return success();
+  }
+};
+
+/// memref.dealloc of a pinned transfer buffer -> cudaFreeHost.
+struct PinnedDeallocLowering : public RuntimeOpLowering<memref::DeallocOp> {
+  using RuntimeOpLowering::RuntimeOpLowering;
+
+  LogicalResult
+  matchAndRewrite(memref::DeallocOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!plans.contains(op))
+      return rewriter.notifyMatchFailure(op, "not of a pinned buffer");
+    Value pointer =
+        extractField(rewriter, op.getLoc(), adaptor.getMemref(),
+                     ArrayRef<int64_t>{kAllocatedPtrPosInMemRefDescriptor});
+    callSupport(rewriter, op.getLoc(), getPlan(op), "__etcopy_free_host",
+                pointer);
+    rewriter.eraseOp(op);
     return success();
   }
 };
@@ -1500,29 +2017,39 @@ void ConvertGPUToCUDARuntimePass::runOnOperation() {
 
   SymbolTable symbols(module);
   ModuleWork work;
-  if (failed(validateAndCollect(module, symbols,
-                                converter.getIndexTypeBitwidth(), work)))
+  unsigned indexBitwidth = converter.getIndexTypeBitwidth();
+  if (failed(validateAndCollect(module, symbols, indexBitwidth,
+                                pinnedHostMemory, work)))
     return signalPassFailure();
 
   RuntimeSupport support(module, symbols);
-  llvm::StringMap<LLVM::GlobalOp> fileGlobals;
+  ModuleGlobals globals;
   DenseMap<Operation *, std::unique_ptr<FunctionValues>> functionValues;
   auto getValues = [&](func::FuncOp func) -> FunctionValues & {
     std::unique_ptr<FunctionValues> &values = functionValues[func];
     if (!values)
       values =
-          std::make_unique<FunctionValues>(func, support, symbols, fileGlobals);
+          std::make_unique<FunctionValues>(func, support, symbols, globals);
     return *values;
   };
   PlanMap plans;
   // Deque: op plans point at their function's plan.
   std::deque<FunctionPlan> functionPlans;
+  DenseSet<Operation *> delegateCalls;
+  for (auto [call, device] : work.delegateCalls)
+    delegateCalls.insert(call);
+  BatchPlanning batching{indexBitwidth, delegateCalls, {}};
   DenseMap<Operation *, int64_t> homeDevices;
   for (auto &[func, ops] : work.runtimeOps) {
     FunctionPlan &plan = functionPlans.emplace_back(getValues(func));
-    homeDevices[func] = planFunction(func, ops, plan, plans);
+    homeDevices[func] = planFunction(func, ops, plan, plans,
+                                     batchCopies ? &batching : nullptr);
   }
   numStreams = work.runtimeOps.size();
+  numBatches = batching.batches.size();
+  for (const CopyBatch &batch : batching.batches)
+    numBatchedCopies += batch.copies.size();
+  numPinnedBuffers = work.pinnedAllocs.size();
   switchDevicesForDelegates(work.delegateCalls, homeDevices, getValues,
                             support);
   if (failed(support.checkModuleSymbols()))
@@ -1533,7 +2060,7 @@ void ConvertGPUToCUDARuntimePass::runOnOperation() {
     for (Operation *op : ops)
       for (Value operand : op->getOperands())
         if (auto view = operand.getDefiningOp<memref::ViewOp>();
-            view && isAddressOnlyView(view, converter.getIndexTypeBitwidth()))
+            view && isAddressOnlyView(view, indexBitwidth))
           addressOnlyViews.insert(view);
 
   // Lower the runtime ops and, with the dialects' own patterns, the rest.
@@ -1555,6 +2082,9 @@ void ConvertGPUToCUDARuntimePass::runOnOperation() {
   }
   patterns.add<AllocLowering, DeallocLowering, MemcpyLowering, MemsetLowering,
                WaitLowering>(converter, support, plans, addressOnlyViews);
+  // Before the memref dialect's own patterns, which call malloc and free.
+  patterns.add<PinnedAllocLowering, PinnedDeallocLowering>(
+      converter, support, plans, addressOnlyViews, /*benefit=*/2);
   if (failed(applyPartialConversion(module, target, std::move(patterns))))
     return signalPassFailure();
   support.emit();

@@ -12,6 +12,7 @@
 
 #include "RemarkUtils.h"
 
+#include "etcopy/Dialect/EtCopy/BufferEscape.h"
 #include "etcopy/Dialect/EtCopy/EtCopyDialect.h"
 #include "etcopy/Dialect/EtCopy/EtCopyPasses.h"
 
@@ -351,12 +352,7 @@ static std::optional<uint64_t> getElementStride(Type type,
                        layout.getTypeABIAlignment(type));
 }
 
-/// Whether `user` may access the buffer `value` without the buffer escaping:
-/// it reads or writes it (a declared effect on the value, e.g. a copy, load,
-/// store, linalg op) and returns no memref that could alias it, or it only
-/// inspects the descriptor (memref.dim). View-like ops are handled by the
-/// caller.
-static bool isNonEscapingAccess(Operation *user, Value value) {
+bool mlir::etcopy::isNonEscapingAccess(Operation *user, Value value) {
   if (isa<memref::ExtractAlignedPointerAsIndexOp>(user))
     return false;
   auto effects = dyn_cast<MemoryEffectOpInterface>(user);
