@@ -6,10 +6,11 @@
 //
 //  1. one walk validates the module (everything the pass cannot lower is
 //     reported up front) and collects the runtime ops and delegate calls;
-//  2. planning, still on func.func: one stream per (function, device) is
-//     created at entry and destroyed at each return, and the values the
-//     patterns need (streams, locations, shared constants) are materialised
-//     as LLVM-dialect ops;
+//  2. planning, still on func.func: the stream of each device a function
+//     uses is got at entry from the stream provider (streams persist across
+//     calls; the host waits for them before returning), and the values
+//     the patterns need (streams, locations, shared constants) are
+//     materialised as LLVM-dialect ops;
 //  3. a dialect conversion with the LLVM patterns of every loaded dialect and
 //     the patterns below, which only emit calls;
 //  4. the functions of the runtime support that the calls use are copied
@@ -264,15 +265,47 @@ void RuntimeSupport::emit() {
   if (!library)
     return;
   SymbolTable librarySymbols(*library);
-  // The used functions and, transitively, what they reference.
-  for (size_t i = 0; i < used.size(); ++i)
-    used[i]->walk([&](Operation *op) {
+  auto forEachReference = [&](Operation *root,
+                              function_ref<void(Operation *)> fn) {
+    root->walk([&](Operation *op) {
       for (NamedAttribute attr : op->getAttrs())
         attr.getValue().walk([&](FlatSymbolRefAttr ref) {
           if (Operation *target = librarySymbols.lookup(ref.getAttr()))
-            used.insert(target);
+            fn(target);
         });
     });
+  };
+  // The used functions and, transitively, what they reference.
+  auto close = [&](size_t from) {
+    for (size_t i = from; i < used.size(); ++i)
+      forEachReference(used[i],
+                       [&](Operation *target) { used.insert(target); });
+  };
+  close(0);
+  // A destructor of the library (the release of the default streams) comes
+  // with the state it releases: when a used function references a global
+  // the destructor references.
+  SmallVector<Attribute> destructors, priorities, data;
+  for (auto dtors : library->getOps<LLVM::GlobalDtorsOp>()) {
+    for (auto [dtor, priority, datum] : llvm::zip(
+             dtors.getDtors(), dtors.getPriorities(), dtors.getData())) {
+      Operation *function =
+          librarySymbols.lookup(cast<FlatSymbolRefAttr>(dtor).getAttr());
+      bool releasesUsedState = false;
+      forEachReference(function, [&](Operation *target) {
+        releasesUsedState |=
+            isa<LLVM::GlobalOp>(target) && used.contains(target);
+      });
+      if (!releasesUsedState)
+        continue;
+      size_t from = used.size();
+      if (used.insert(function))
+        close(from);
+      destructors.push_back(dtor);
+      priorities.push_back(priority);
+      data.push_back(datum);
+    }
+  }
 
   for (Operation *op : used) {
     StringAttr name = cast<SymbolOpInterface>(op).getNameAttr();
@@ -282,15 +315,37 @@ void RuntimeSupport::emit() {
     if (symbols.lookup(name))
       continue;
     // Functions the program calls are emitted once per program: the linker
-    // keeps one copy. The error policy stays weak, so that a program
-    // replaces it by defining the symbol.
+    // keeps one copy. So are global variables (the table of default
+    // streams), so that the program has one. The error policy and the
+    // stream provider stay weak, so that a program replaces them by
+    // defining the symbols.
     auto function = dyn_cast<LLVM::LLVMFuncOp>(op);
     if (function && !function.isExternal() &&
         function.getLinkage() == LLVM::Linkage::External)
       function.setLinkage(LLVM::Linkage::LinkonceODR);
+    auto global = dyn_cast<LLVM::GlobalOp>(op);
+    if (global && global.getLinkage() == LLVM::Linkage::External &&
+        (global.getValueOrNull() || !global.getInitializerRegion().empty()))
+      global.setLinkage(LLVM::Linkage::LinkonceODR);
     op->remove();
     symbols.insert(op);
   }
+  if (destructors.empty())
+    return;
+  // One llvm.mlir.global_dtors per module: extend the module's own.
+  OpBuilder builder = OpBuilder::atBlockEnd(module.getBody());
+  for (auto existing :
+       llvm::make_early_inc_range(module.getOps<LLVM::GlobalDtorsOp>())) {
+    destructors.append(existing.getDtors().begin(), existing.getDtors().end());
+    priorities.append(existing.getPriorities().begin(),
+                      existing.getPriorities().end());
+    data.append(existing.getData().begin(), existing.getData().end());
+    existing.erase();
+  }
+  LLVM::GlobalDtorsOp::create(builder, module.getLoc(),
+                              builder.getArrayAttr(destructors),
+                              builder.getArrayAttr(priorities),
+                              builder.getArrayAttr(data));
 }
 
 //===----------------------------------------------------------------------===//
@@ -921,16 +976,16 @@ planDeviceSwitches(func::FuncOp func, ArrayRef<Operation *> runtimeOps,
   return switches;
 }
 
-/// Creates the streams of `func` at its entry, their teardown before each
-/// return, and the plan of each runtime op in it. Returns the device the
-/// function makes current at entry and keeps current between its ops (when
-/// it uses exactly one explicit device), else -1.
+/// Gets the streams of `func` at its entry, makes the host wait for them
+/// before each return, and plans each runtime op in it. Returns the device
+/// the function makes current at entry and keeps current between its ops
+/// (when it uses exactly one explicit device), else -1.
 int64_t planFunction(func::FuncOp func, ArrayRef<Operation *> runtimeOps,
                      FunctionPlan &plan, PlanMap &plans) {
   FunctionValues &values = plan.values;
   RuntimeSupport &support = values.getSupport();
 
-  // Devices used, "current device" (-1) first so that its stream is created
+  // Devices used, "current device" (-1) first so that its stream is got
   // before any cudaSetDevice. gpu.wait names no memory: it runs on the
   // function's first stream.
   auto memoryOps = llvm::make_filter_range(
@@ -966,7 +1021,7 @@ int64_t planFunction(func::FuncOp func, ArrayRef<Operation *> runtimeOps,
     SmallVector<Value> arguments{values.getI32(builder, key)};
     llvm::append_range(arguments, at);
     Value stream =
-        support.call(builder, loc, "__etcopy_stream_create", arguments);
+        support.call(builder, loc, "__etcopy_get_stream", arguments);
     plan.streams[key] = stream;
     if (keys.size() > 1)
       plan.streamDevices[stream] =
@@ -984,8 +1039,8 @@ int64_t planFunction(func::FuncOp func, ArrayRef<Operation *> runtimeOps,
     builder.setInsertionPoint(op);
     opPlan.location = values.getLocation(builder, op->getLoc());
   }
-  // Teardown: the host waits for the function's work before data leaves it,
-  // unless it just did.
+  // The streams outlive the call: the host only waits for the function's
+  // work before data leaves it, unless it just did.
   for (Block &block : func.getBody()) {
     auto ret = dyn_cast<func::ReturnOp>(block.getTerminator());
     if (!ret)
@@ -993,10 +1048,12 @@ int64_t planFunction(func::FuncOp func, ArrayRef<Operation *> runtimeOps,
     builder.setInsertionPoint(ret);
     SmallVector<Value, 3> atReturn = values.getLocation(builder, ret.getLoc());
     for (auto [key, stream] : plan.streams) {
-      bool idle = isIdleAtReturn(ret, key, keyOf);
-      SmallVector<Value> arguments{stream, values.getI32(builder, !idle)};
+      if (isIdleAtReturn(ret, key, keyOf))
+        continue;
+      SmallVector<Value> arguments{stream};
       llvm::append_range(arguments, atReturn);
-      support.call(builder, ret.getLoc(), "__etcopy_stream_destroy", arguments);
+      support.call(builder, ret.getLoc(), "__etcopy_stream_synchronize",
+                   arguments);
     }
     if (previousDevice) {
       SmallVector<Value> arguments{previousDevice};
