@@ -8,9 +8,10 @@
 //     reported up front) and collects the runtime ops and delegate calls;
 //  2. planning, still on func.func: the stream of each device a function
 //     uses is got at entry from the stream provider (streams persist across
-//     calls; the host waits for them before returning), and the values
-//     the patterns need (streams, locations, shared constants) are
-//     materialised as LLVM-dialect ops;
+//     calls; the host waits for them before returning), stream-ordered
+//     delegate calls get their device's stream as an extra argument, and
+//     the values the patterns need (streams, locations, shared constants)
+//     are materialised as LLVM-dialect ops;
 //  3. a dialect conversion with the LLVM patterns of every loaded dialect and
 //     the patterns below, which only emit calls;
 //  4. the functions of the runtime support that the calls use are copied
@@ -113,6 +114,8 @@ class RuntimeSupport {
 public:
   RuntimeSupport(ModuleOp module, SymbolTable &symbols)
       : module(module), symbols(symbols) {}
+
+  MLIRContext *getContext() { return module.getContext(); }
 
   /// The support function `name`, marked as used. The library is parsed on
   /// first use.
@@ -615,12 +618,21 @@ FailureOr<MemsetPlan> planMemset(gpu::MemsetOp memset, unsigned indexBitwidth,
 // Validation and collection
 //===----------------------------------------------------------------------===//
 
+/// Calls to stream-ordered delegates, in program order, with the ordinal of
+/// the delegate's device.
+using StreamOrderedCalls = llvm::MapVector<Operation *, int64_t>;
+
 /// What the pass works on, found by one walk of the module.
 struct ModuleWork {
   /// The runtime ops of each function, in order.
   llvm::MapVector<func::FuncOp, SmallVector<Operation *>> runtimeOps;
   /// Calls to delegates, which must run on their device.
   SmallVector<std::pair<func::CallOp, DeviceAttr>> delegateCalls;
+  /// The calls to stream-ordered delegates, with their device's ordinal:
+  /// they are also in `runtimeOps`, since they enqueue work on the stream.
+  StreamOrderedCalls streamOrderedCalls;
+  /// The stream-ordered delegates called, whose signatures gain the stream.
+  llvm::SetVector<func::FuncOp> streamOrderedDelegates;
 };
 
 /// Reports every construct the pass cannot lower, with the op, the types and
@@ -678,9 +690,23 @@ LogicalResult validateAndCollect(ModuleOp module, SymbolTable &symbols,
       return WalkResult::advance();
     }
     if (auto call = dyn_cast<func::CallOp>(op)) {
-      if (auto callee = symbols.lookup<func::FuncOp>(call.getCallee()))
-        if (DeviceAttr device = getDelegateDevice(callee))
-          work.delegateCalls.emplace_back(call, device);
+      auto callee = symbols.lookup<func::FuncOp>(call.getCallee());
+      DeviceAttr device = callee ? getDelegateDevice(callee) : DeviceAttr();
+      if (device)
+        work.delegateCalls.emplace_back(call, device);
+      if (device && isStreamOrderedDelegate(callee)) {
+        if (auto func = call->getParentOfType<func::FuncOp>()) {
+          work.runtimeOps[func].push_back(call);
+          work.streamOrderedCalls[call] = device.getOrdinal();
+          work.streamOrderedDelegates.insert(callee);
+        } else {
+          call.emitError("cannot pass a stream to the stream-ordered "
+                         "delegate @")
+              << call.getCallee() << " on " << device
+              << " from outside a func.func";
+          failed = true;
+        }
+      }
     }
     if (!isa_and_present<gpu::GPUDialect>(op->getDialect())) {
       // Tokens may only flow between the ops lowered here.
@@ -910,12 +936,15 @@ using PlanMap = DenseMap<Operation *, OpPlan>;
 
 /// True when nothing is pending on the stream of device `key` at `ret`: the
 /// last op before it in its block that touches the stream is a host wait
-/// for it. `keyOf` gives the device key of a runtime op.
+/// for it. `keyOf` gives the device key of a runtime op; `streamOrderedCalls`
+/// are the calls that enqueue work (on every stream of a multi-stream
+/// function, which waits for the delegate's).
 bool isIdleAtReturn(Operation *ret, int64_t key,
-                    function_ref<int64_t(Operation *)> keyOf) {
+                    function_ref<int64_t(Operation *)> keyOf,
+                    const StreamOrderedCalls &streamOrderedCalls) {
   for (Operation *op = ret->getPrevNode(); op; op = op->getPrevNode()) {
     // Nested blocks may hold runtime ops.
-    if (op->getNumRegions() != 0)
+    if (op->getNumRegions() != 0 || streamOrderedCalls.contains(op))
       return false;
     if (!isRuntimeOp(op))
       continue;
@@ -945,7 +974,8 @@ bool isIdleAtReturn(Operation *ret, int64_t key,
 /// its block selected it and nothing in between (a call, nested blocks) may
 /// have selected another. At entry, the last stream created (`keys.back()`)
 /// has selected its device. gpu.wait selects none: it only joins or
-/// synchronises streams.
+/// synchronises streams; after a stream-ordered delegate call the device is
+/// unknown, like after any call.
 DenseMap<Operation *, int64_t>
 planDeviceSwitches(func::FuncOp func, ArrayRef<Operation *> runtimeOps,
                    ArrayRef<int64_t> keys,
@@ -967,6 +997,10 @@ planDeviceSwitches(func::FuncOp func, ArrayRef<Operation *> runtimeOps,
       if (isa<CallOpInterface>(between) || between->getNumRegions() != 0)
         selected = kUnknown;
     previous = op;
+    if (isa<CallOpInterface>(op)) {
+      selected = kUnknown;
+      continue;
+    }
     int64_t key = keyOf(op);
     if (isa<gpu::WaitOp>(op) || key == selected)
       continue;
@@ -977,10 +1011,12 @@ planDeviceSwitches(func::FuncOp func, ArrayRef<Operation *> runtimeOps,
 }
 
 /// Gets the streams of `func` at its entry, makes the host wait for them
-/// before each return, and plans each runtime op in it. Returns the device
-/// the function makes current at entry and keeps current between its ops
-/// (when it uses exactly one explicit device), else -1.
+/// before each return, and plans each runtime op (and stream-ordered
+/// delegate call) in it. Returns the device the function makes current at
+/// entry and keeps current between its ops (when it uses exactly one
+/// explicit device), else -1.
 int64_t planFunction(func::FuncOp func, ArrayRef<Operation *> runtimeOps,
+                     const StreamOrderedCalls &streamOrderedCalls,
                      FunctionPlan &plan, PlanMap &plans) {
   FunctionValues &values = plan.values;
   RuntimeSupport &support = values.getSupport();
@@ -988,20 +1024,24 @@ int64_t planFunction(func::FuncOp func, ArrayRef<Operation *> runtimeOps,
   // Devices used, "current device" (-1) first so that its stream is got
   // before any cudaSetDevice. gpu.wait names no memory: it runs on the
   // function's first stream.
+  auto getKey = [&](Operation *op) {
+    auto call = streamOrderedCalls.find(op);
+    return call != streamOrderedCalls.end() ? call->second : getDeviceKey(op);
+  };
   auto memoryOps = llvm::make_filter_range(
       runtimeOps, [](Operation *op) { return !isa<gpu::WaitOp>(op); });
   llvm::SetVector<int64_t> keys;
   for (Operation *op : memoryOps)
-    if (getDeviceKey(op) == -1)
+    if (getKey(op) == -1)
       keys.insert(-1);
   for (Operation *op : memoryOps)
-    keys.insert(getDeviceKey(op));
+    keys.insert(getKey(op));
   if (keys.empty())
     keys.insert(-1);
   unsigned numExplicit = llvm::count_if(keys, [](int64_t k) { return k >= 0; });
 
   auto keyOf = [&](Operation *op) {
-    return isa<gpu::WaitOp>(op) ? keys.front() : getDeviceKey(op);
+    return isa<gpu::WaitOp>(op) ? keys.front() : getKey(op);
   };
   plan.switchesDevices = numExplicit > 1;
   DenseMap<Operation *, int64_t> switches =
@@ -1048,7 +1088,7 @@ int64_t planFunction(func::FuncOp func, ArrayRef<Operation *> runtimeOps,
     builder.setInsertionPoint(ret);
     SmallVector<Value, 3> atReturn = values.getLocation(builder, ret.getLoc());
     for (auto [key, stream] : plan.streams) {
-      if (isIdleAtReturn(ret, key, keyOf))
+      if (isIdleAtReturn(ret, key, keyOf, streamOrderedCalls))
         continue;
       SmallVector<Value> arguments{stream};
       llvm::append_range(arguments, atReturn);
@@ -1094,6 +1134,48 @@ void switchDevicesForDelegates(
     SmallVector<Value> leaveArguments{previous, deviceValue};
     llvm::append_range(leaveArguments, at);
     support.call(builder, loc, "__etcopy_leave_device", leaveArguments);
+  }
+}
+
+/// Gives each stream-ordered delegate its device's stream as an extra last
+/// argument, `!llvm.ptr`, in its signature and at every call. In a function
+/// with several streams, the delegate's stream first waits for the others
+/// (its inputs may come from any of them), and they wait for it after the
+/// call (later work may use its results), with the delegate's device
+/// current throughout. Runs after `switchDevicesForDelegates`, so that this
+/// lies between entering the delegate's device and leaving it.
+void passStreamsToDelegates(const ModuleWork &work, const PlanMap &plans,
+                            RuntimeSupport &support) {
+  Type pointerType = LLVM::LLVMPointerType::get(support.getContext());
+  for (func::FuncOp delegate : work.streamOrderedDelegates)
+    (void)delegate.insertArgument(delegate.getNumArguments(), pointerType,
+                                  DictionaryAttr(), delegate.getLoc());
+  for (Operation *call : llvm::make_first_range(work.streamOrderedCalls)) {
+    const OpPlan &plan = plans.find(call)->second;
+    const DenseMap<Value, Value> &devices = plan.function->streamDevices;
+    Location loc = call->getLoc();
+    auto join = [&](OpBuilder &builder, Value dependency, Value stream) {
+      SmallVector<Value> arguments{dependency, devices.lookup(dependency),
+                                   stream, devices.lookup(stream)};
+      llvm::append_range(arguments, plan.location);
+      support.call(builder, loc, "__etcopy_stream_join", arguments);
+    };
+    OpBuilder builder(call);
+    SmallVector<Value> others;
+    for (Value stream : llvm::make_second_range(plan.function->streams))
+      if (stream != plan.stream)
+        others.push_back(stream);
+    for (Value other : others)
+      join(builder, other, plan.stream);
+    call->insertOperands(call->getNumOperands(), plan.stream);
+    if (others.empty())
+      continue;
+    builder.setInsertionPointAfter(call);
+    for (Value other : others)
+      join(builder, plan.stream, other);
+    SmallVector<Value> arguments{devices.lookup(plan.stream)};
+    llvm::append_range(arguments, plan.location);
+    support.call(builder, loc, "__etcopy_set_device", arguments);
   }
 }
 
@@ -1577,11 +1659,13 @@ void ConvertGPUToCUDARuntimePass::runOnOperation() {
   DenseMap<Operation *, int64_t> homeDevices;
   for (auto &[func, ops] : work.runtimeOps) {
     FunctionPlan &plan = functionPlans.emplace_back(getValues(func));
-    homeDevices[func] = planFunction(func, ops, plan, plans);
+    homeDevices[func] =
+        planFunction(func, ops, work.streamOrderedCalls, plan, plans);
   }
   numStreams = work.runtimeOps.size();
   switchDevicesForDelegates(work.delegateCalls, homeDevices, getValues,
                             support);
+  passStreamsToDelegates(work, plans, support);
   if (failed(support.checkModuleSymbols()))
     return signalPassFailure();
 
