@@ -9,13 +9,14 @@
 // (Inputs/executorch-delegates.c); the same methods through --etcopy-to-host
 // with the host build of the delegates print the same data, the reference.
 //
-// The trace, filtered to the stream each method creates and the copies the
-// generated code makes (cudaMemcpyAsync, and cudaMemcpyBatchAsync for
-// independent copies issued together; the device delegates stage their
-// data with synchronous cudaMemcpy, left out), checks that every method
-// executes exactly the copies placement needs: one per method input a
-// delegate reads, one per delegate output the host reads, one per host
-// value a delegate reads.
+// The trace, filtered to the streams created and the copies the generated
+// code makes (cudaMemcpyAsync, and cudaMemcpyBatchAsync for independent
+// copies issued together; the device delegates stage their data with
+// synchronous cudaMemcpy, left out), checks that each device's stream is
+// created once, by the first method that uses the device, and reused by
+// the others, and that every method executes exactly the copies placement
+// needs: one per method input a delegate reads, one per delegate output
+// the host reads, one per host value a delegate reads.
 // RUN: %cc -shared -fPIC -DETCOPY_DEVICE_DELEGATES -I%cuda_sim_include \
 // RUN:   %S/Inputs/executorch-delegates.c -o %t.device.so %etcopy_cuda_sim
 // RUN: %cc -shared -fPIC %S/Inputs/executorch-delegates.c -o %t.host.so
@@ -66,7 +67,6 @@ func.func @single_add_on_cuda1(%a: tensor<2x2xf32>, %b: tensor<2x2xf32>) -> tens
 
 // ExecuTorch: test_non_delegated_nodes_remain_cpu, forward(a, b) =
 // sin(add(a, b)) with sin on the host.
-// TRACE-NEXT: cudaStreamCreateWithFlags(flags=1, cuda:0)
 // TRACE-NEXT: cudaMemcpyBatchAsync(2 copies, 32 bytes, 1 attribute(s), stream={{.*}}) [h2d_pageable 2]
 // TRACE-NEXT: cudaMemcpyAsync({{.*}}, 16 bytes, DeviceToHost,
 // CHECK-NEXT: sizes = [2, 2] strides = [2, 1] data =
@@ -80,7 +80,6 @@ func.func @add_then_sin(%a: tensor<2x2xf32>, %b: tensor<2x2xf32>) -> tensor<2x2x
 
 // ExecuTorch: test_multiple_delegates_same_device, forward(a, b, c) =
 // add(sin(add(a, b)), c): host compute between two delegates.
-// TRACE-NEXT: cudaStreamCreateWithFlags(flags=1, cuda:0)
 // TRACE-NEXT: cudaMemcpyBatchAsync(2 copies, 32 bytes, 1 attribute(s), stream={{.*}}) [h2d_pageable 2]
 // TRACE-NEXT: cudaMemcpyAsync({{.*}}, 16 bytes, DeviceToHost,
 // TRACE-NEXT: cudaMemcpyBatchAsync(2 copies, 32 bytes, 1 attribute(s), stream={{.*}}) [h2d_pageable 2]
@@ -97,7 +96,6 @@ func.func @add_sin_add(%a: tensor<2x2xf32>, %b: tensor<2x2xf32>, %c: tensor<2x2x
 
 // ExecuTorch: test_getitem_inherits_device_from_delegate, forward(a, x, b)
 // = mm(a, x) + b, the add on the host.
-// TRACE-NEXT: cudaStreamCreateWithFlags(flags=1, cuda:0)
 // TRACE-NEXT: cudaMemcpyBatchAsync(2 copies, 32 bytes, 1 attribute(s), stream={{.*}}) [h2d_pageable 2]
 // TRACE-NEXT: cudaMemcpyAsync({{.*}}, 16 bytes, DeviceToHost,
 // CHECK-NEXT: sizes = [2, 2] strides = [2, 1] data =
@@ -110,7 +108,6 @@ func.func @mm_then_add(%a: tensor<2x2xf32>, %x: tensor<2x2xf32>, %b: tensor<2x2x
 }
 
 // A chain of two delegates: the intermediate stays on the device.
-// TRACE-NEXT: cudaStreamCreateWithFlags(flags=1, cuda:0)
 // TRACE-NEXT: cudaMemcpyBatchAsync(2 copies, 32 bytes, 1 attribute(s), stream={{.*}}) [h2d_pageable 2]
 // TRACE-NEXT: cudaMemcpyAsync({{.*}}, 16 bytes, DeviceToHost,
 // CHECK-NEXT: sizes = [2, 2] strides = [2, 1] data =
@@ -124,7 +121,6 @@ func.func @chain(%a: tensor<2x2xf32>, %b: tensor<2x2xf32>) -> tensor<2x2xf32> {
 
 // Two delegates sharing their inputs, combined on the host: each input is
 // copied once.
-// TRACE-NEXT: cudaStreamCreateWithFlags(flags=1, cuda:0)
 // TRACE-NEXT: cudaMemcpyBatchAsync(2 copies, 32 bytes, 1 attribute(s), stream={{.*}}) [h2d_pageable 2]
 // TRACE-NEXT: cudaMemcpyBatchAsync(2 copies, 32 bytes, 1 attribute(s), stream={{.*}}) [d2h_pageable 2]
 // CHECK-NEXT: sizes = [2, 2] strides = [2, 1] data =
@@ -139,7 +135,6 @@ func.func @shared_inputs(%a: tensor<2x2xf32>, %b: tensor<2x2xf32>) -> tensor<2x2
 
 // A delegate output consumed by a host op and by another delegate, and
 // two method outputs.
-// TRACE-NEXT: cudaStreamCreateWithFlags(flags=1, cuda:0)
 // TRACE-NEXT: cudaMemcpyBatchAsync(2 copies, 32 bytes, 1 attribute(s), stream={{.*}}) [h2d_pageable 2]
 // TRACE-NEXT: cudaMemcpyAsync({{.*}}, 16 bytes, DeviceToHost,
 // TRACE-NEXT: cudaMemcpyAsync({{.*}}, 16 bytes, DeviceToHost,
@@ -158,7 +153,6 @@ func.func @output_to_host_and_delegate(%a: tensor<2x2xf32>, %b: tensor<2x2xf32>)
 
 // Host compute (neg, then sin) on a tensor between two delegates that
 // both read the method input a: a is copied once.
-// TRACE-NEXT: cudaStreamCreateWithFlags(flags=1, cuda:0)
 // TRACE-NEXT: cudaMemcpyBatchAsync(2 copies, 32 bytes, 1 attribute(s), stream={{.*}}) [h2d_pageable 2]
 // TRACE-NEXT: cudaMemcpyAsync({{.*}}, 16 bytes, DeviceToHost,
 // TRACE-NEXT: cudaMemcpyAsync({{.*}}, 16 bytes, HostToDevice,
@@ -175,7 +169,6 @@ func.func @neg_sin_between(%a: tensor<2x2xf32>, %b: tensor<2x2xf32>) -> tensor<2
 }
 
 // linalg and tensor ops between delegates: transpose, a slice, a concat.
-// TRACE-NEXT: cudaStreamCreateWithFlags(flags=1, cuda:0)
 // TRACE-NEXT: cudaMemcpyBatchAsync(2 copies, 32 bytes, 1 attribute(s), stream={{.*}}) [h2d_pageable 2]
 // TRACE-NEXT: cudaMemcpyAsync({{.*}}, 16 bytes, DeviceToHost,
 // TRACE-NEXT: cudaMemcpyAsync({{.*}}, 16 bytes, HostToDevice,
@@ -194,7 +187,6 @@ func.func @linalg_and_tensor_glue(%a: tensor<2x2xf32>, %b: tensor<2x2xf32>) -> t
 }
 
 // A delegate with two outputs (ExecuTorch's getitem nodes), both returned.
-// TRACE-NEXT: cudaStreamCreateWithFlags(flags=1, cuda:0)
 // TRACE-NEXT: cudaMemcpyBatchAsync(2 copies, 32 bytes, 1 attribute(s), stream={{.*}}) [h2d_pageable 2]
 // TRACE-NEXT: cudaMemcpyBatchAsync(2 copies, 32 bytes, 1 attribute(s), stream={{.*}}) [d2h_pageable 2]
 // CHECK-NEXT: sizes = [2, 2] strides = [2, 1] data =

@@ -27,8 +27,10 @@ def ConvertEtCopyToGPU : Pass<"convert-etcopy-to-gpu", "::mlir::ModuleOp"> {
     `!gpu.async.token`s within each block; a `gpu.wait` is placed only where
     the host must observe the copies: before a host op that reads or writes
     host memory a pending copy may touch (by local alias analysis), before an
-    op with unknown effects (e.g. a call), before region-holding ops and
-    before the block's terminator (data leaving the block). `async=false`
+    op with unknown effects (e.g. a call, except to an
+    `etcopy.stream_ordered` delegate, whose work joins the chain), before
+    region-holding ops and before the block's terminator (data leaving the
+    block). `async=false`
     emits the sync forms instead. An access is compared only with the copies
     in flight whose host memory it may alias (grouped by the allocation or
     argument they are views of), and with at most 64 of them: beyond that
@@ -118,14 +120,18 @@ def ConvertGPUToCUDARuntime
     last arguments are the op's file, line and column. The output needs only
     libcudart (or the CUDA simulator) and libc.
 
-    Streams: each function that performs device work creates one
-    non-blocking stream per device it touches at entry, and synchronises and
-    destroys them at each return (the synchronisation is skipped when the
-    host has just waited for the stream). All of the function's device work
-    is ordered on that stream, so tokens become the stream itself and a
-    `gpu.wait async` costs nothing; work on two devices is joined with
-    events. The host synchronises only at a sync-form op, at a sync
-    `gpu.wait` and at returns.
+    Streams: each function that performs device work gets the stream of
+    each device it touches at entry from the stream provider
+    `etcopy_get_stream` (weak: by default one non-blocking stream per
+    device, created on first use and kept across calls), and synchronises
+    them at each return (skipped when the host has just waited for the
+    stream). All of the function's device work is ordered on that stream,
+    so tokens become the stream itself and a `gpu.wait async` costs
+    nothing; work on two devices is joined with events. The host
+    synchronises only at a sync-form op, at a sync `gpu.wait` and at
+    returns. A call to an `etcopy.stream_ordered` delegate gets the stream
+    of the delegate's device as an extra last argument (`!llvm.ptr`, also
+    appended to the delegate's signature).
 
     Every `cudaError_t` is checked. On failure the generated code calls
     `etcopy_cuda_error(err, location, call, what, bytes)`, defined weak in the

@@ -6,7 +6,8 @@
 // dialect conversion: every block gets one chain of async tokens, and a host
 // wait is placed only where the host may observe a copy still in flight
 // (local alias analysis of the memory effects of each host op), before ops of
-// unknown effect, region ops and terminators.
+// unknown effect, region ops and terminators. A call to a stream-ordered
+// delegate joins the chain instead: its work is ordered on the stream.
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,6 +22,8 @@
 #include "mlir/IR/AttrTypeSubElements.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/CallInterfaces.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
@@ -175,6 +178,9 @@ private:
                           BlockChain &chain);
   LogicalResult lowerAlloc(memref::AllocOp alloc, BlockChain &chain);
   LogicalResult lowerDealloc(memref::DeallocOp dealloc, BlockChain &chain);
+  /// A call to a stream-ordered delegate: no host wait before it, its work
+  /// is in flight after it.
+  void lowerStreamOrderedCall(CallOpInterface call, BlockChain &chain);
 
   /// Handles an op that stays on the host: rejects accesses to device memory
   /// and waits for the chain first where the op may observe it.
@@ -201,6 +207,7 @@ private:
   EtCopyToGPUStatistics &statistics;
   IRRewriter rewriter;
   LocalAliasAnalysis aliasAnalysis;
+  SymbolTableCollection symbolTables;
   Type tokenType;
 };
 
@@ -321,6 +328,30 @@ LogicalResult EtCopyToGPULowering::lowerDealloc(memref::DeallocOp dealloc,
   return success();
 }
 
+void EtCopyToGPULowering::lowerStreamOrderedCall(CallOpInterface call,
+                                                 BlockChain &chain) {
+  // The delegate enqueues its work on its device's stream after what is in
+  // flight on it, and the CUDA lowering orders the function's other streams
+  // around the call: the host need not wait before it. Afterwards its work is
+  // in flight like a copy's. A host buffer it is given (the contract passes
+  // device buffers, but nothing stops a pointer) may be read or written by
+  // that work until the host waits.
+  if (!options.async) {
+    // Every device op is waited for at once: so is the delegate's work.
+    rewriter.setInsertionPointAfter(call);
+    gpu::WaitOp::create(rewriter, call.getLoc(), /*asyncToken=*/Type(),
+                        /*asyncDependencies=*/ValueRange());
+    ++statistics.waits;
+    return;
+  }
+  getChainToken(call, chain);
+  chain.inFlight = true;
+  for (Value operand : call.getArgOperands())
+    if (isa<BaseMemRefType>(operand.getType()) &&
+        !isDeviceMemRef(operand.getType()))
+      chain.pendingCopies.add(operand, /*deviceWrites=*/true);
+}
+
 //===----------------------------------------------------------------------===//
 // Host ops
 //===----------------------------------------------------------------------===//
@@ -439,6 +470,14 @@ LogicalResult EtCopyToGPULowering::lowerOp(Operation *op, BlockChain &chain) {
     return success();
   }
 
+  if (auto call = dyn_cast<CallOpInterface>(op)) {
+    Operation *callee = call.resolveCallableInTable(&symbolTables);
+    if (callee && isStreamOrderedDelegate(callee)) {
+      lowerStreamOrderedCall(call, chain);
+      return success();
+    }
+  }
+
   if (failed(lowerHostOp(op, chain)))
     return failure();
   // Nested blocks get their own chains.
@@ -506,6 +545,13 @@ static LogicalResult replaceDeviceMemorySpaces(Operation *root) {
           << cast<MemRefType>(unsupportedType).getMemorySpace()
           << " has no #gpu.address_space equivalent; memory-space=gpu "
              "supports cuda:0 only";
+      return WalkResult::interrupt();
+    }
+    // Without the attribute no later pass would pass the stream it expects.
+    if (isStreamOrderedDelegate(op)) {
+      op->emitOpError("is a stream-ordered delegate, which needs the "
+                      "etcopy attributes that memory-space=gpu drops; use "
+                      "memory-space=etcopy");
       return WalkResult::interrupt();
     }
     for (NamedAttribute attr : llvm::to_vector(op->getDiscardableAttrs()))

@@ -164,31 +164,76 @@ report_size_mismatch(ETCOPY_LOCATION, const char *what, int64_t dim,
  * Streams and devices
  *===----------------------------------------------------------------------===*/
 
-cudaStream_t __etcopy_stream_create(int32_t device, ETCOPY_LOCATION) {
-  if (device >= 0)
+/* The default streams: one per device, created on first use and shared by
+ * every lowered function (and module: the table has external linkage and is
+ * emitted linkonce_odr). */
+cudaStream_t __etcopy_streams[ETCOPY_MAX_DEVICES];
+
+/* The default stream provider. Weak, so that a program that embeds the
+ * generated code supplies its own streams by defining the symbol. Called
+ * with `device` current; threads racing to create a device's stream keep
+ * the first one published. */
+__attribute__((weak)) int etcopy_get_stream(int32_t device,
+                                            cudaStream_t *stream) {
+  *stream = NULL;
+  if (device < 0 || device >= ETCOPY_MAX_DEVICES)
+    return cudaErrorInvalidDevice;
+  cudaStream_t cached =
+      __atomic_load_n(&__etcopy_streams[device], __ATOMIC_ACQUIRE);
+  if (!cached) {
+    cudaStream_t created = NULL;
+    int err = cudaStreamCreateWithFlags(&created, cudaStreamNonBlocking);
+    if (err != cudaSuccess)
+      return err;
+    if (__atomic_compare_exchange_n(&__etcopy_streams[device], &cached,
+                                    created, /*weak=*/0, __ATOMIC_ACQ_REL,
+                                    __ATOMIC_ACQUIRE))
+      cached = created;
+    else
+      (void)cudaStreamDestroy(created); /* Another thread published one. */
+  }
+  *stream = cached;
+  return cudaSuccess;
+}
+
+/* Releases the default streams when the program (or the library, or the
+ * JIT session holding the lowered code) is unloaded. Lowered functions
+ * synchronise before they return, so nothing is queued. Failures are
+ * ignored: at process exit the CUDA runtime may already have been torn
+ * down (cudaErrorCudartUnloading), and the driver frees every stream of the
+ * process anyway; the error policy must not run from a destructor. */
+__attribute__((destructor)) static void release_streams(void) {
+  for (int device = 0; device < ETCOPY_MAX_DEVICES; ++device) {
+    cudaStream_t stream =
+        __atomic_exchange_n(&__etcopy_streams[device], NULL, __ATOMIC_ACQ_REL);
+    if (stream)
+      (void)cudaStreamDestroy(stream);
+  }
+}
+
+cudaStream_t __etcopy_get_stream(int32_t device, ETCOPY_LOCATION) {
+  const char *what = "get the device's stream";
+  if (device >= 0) {
     check(cudaSetDevice(device), ETCOPY_AT, "cudaSetDevice",
           "select the device", 0);
-  /* A failed creation leaves the legacy default stream (null), which orders
-   * the function's work as well, only with more waiting. */
+  } else {
+    /* Device 0 if cudaGetDevice fails and the policy returns. */
+    int current = 0;
+    check(cudaGetDevice(&current), ETCOPY_AT, "cudaGetDevice", what, 0);
+    device = current;
+  }
+  /* Without a stream the legacy default stream (null) orders the
+   * function's work as well, only with more waiting. */
   cudaStream_t stream = NULL;
-  check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), ETCOPY_AT,
-        "cudaStreamCreateWithFlags", "create a stream", 0);
+  if (!check(etcopy_get_stream(device, &stream), ETCOPY_AT,
+             "etcopy_get_stream", what, 0))
+    stream = NULL;
   return stream;
 }
 
 void __etcopy_stream_synchronize(cudaStream_t stream, ETCOPY_LOCATION) {
   check(cudaStreamSynchronize(stream), ETCOPY_AT, "cudaStreamSynchronize",
         "wait for the device work", 0);
-}
-
-void __etcopy_stream_destroy(cudaStream_t stream, int32_t synchronize,
-                             ETCOPY_LOCATION) {
-  if (synchronize)
-    check(cudaStreamSynchronize(stream), ETCOPY_AT, "cudaStreamSynchronize",
-          "wait for the function's device work", 0);
-  if (stream)
-    check(cudaStreamDestroy(stream), ETCOPY_AT, "cudaStreamDestroy",
-          "destroy the stream", 0);
 }
 
 int32_t __etcopy_get_device(ETCOPY_LOCATION) {

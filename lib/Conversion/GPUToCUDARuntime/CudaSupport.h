@@ -51,11 +51,19 @@ typedef struct {
 void etcopy_cuda_error(int err, const char *location, const char *call,
                        const char *what, unsigned long long bytes);
 
-/* Streams and devices. */
-cudaStream_t __etcopy_stream_create(int32_t device, ETCOPY_LOCATION);
+/* The stream provider. The lowered code runs all its work on `device` on
+ * the stream this returns (with `device` current when it is called): 0 and
+ * the stream, or a cudaError_t and a null stream. The definition in every
+ * lowered module is weak: it creates one non-blocking stream per device
+ * (ordinals below ETCOPY_MAX_DEVICES) on first use, shares it with every
+ * later call, and destroys it when the program is unloaded. A program that
+ * defines the symbol supplies its own streams and owns them. */
+#define ETCOPY_MAX_DEVICES 64
+int etcopy_get_stream(int32_t device, cudaStream_t *stream);
+
+/* Streams and devices. `device` -1 is the current device. */
+cudaStream_t __etcopy_get_stream(int32_t device, ETCOPY_LOCATION);
 void __etcopy_stream_synchronize(cudaStream_t stream, ETCOPY_LOCATION);
-void __etcopy_stream_destroy(cudaStream_t stream, int32_t synchronize,
-                             ETCOPY_LOCATION);
 void __etcopy_stream_join(cudaStream_t dependency, int32_t dependencyDevice,
                           cudaStream_t stream, int32_t device,
                           ETCOPY_LOCATION);

@@ -6,11 +6,13 @@
 //
 //  1. one walk validates the module (everything the pass cannot lower is
 //     reported up front) and collects the runtime ops and delegate calls;
-//  2. planning, still on func.func: one stream per (function, device) is
-//     created at entry and destroyed at each return, runs of independent
-//     copies are grouped into batches, and the values the patterns need
-//     (streams, locations, shared constants) are materialised as
-//     LLVM-dialect ops;
+//  2. planning, still on func.func: the stream of each device a function
+//     uses is got at entry from the stream provider (streams persist across
+//     calls; the host waits for them before returning), runs of independent
+//     copies are grouped into batches, stream-ordered delegate calls get
+//     their device's stream as an extra argument, and the values the
+//     patterns need (streams, locations, shared constants) are materialised
+//     as LLVM-dialect ops;
 //  3. a dialect conversion with the LLVM patterns of every loaded dialect and
 //     the patterns below, which only emit calls;
 //  4. the functions of the runtime support that the calls use are copied
@@ -117,6 +119,8 @@ class RuntimeSupport {
 public:
   RuntimeSupport(ModuleOp module, SymbolTable &symbols)
       : module(module), symbols(symbols) {}
+
+  MLIRContext *getContext() { return module.getContext(); }
 
   /// The support function `name`, marked as used. The library is parsed on
   /// first use.
@@ -269,15 +273,47 @@ void RuntimeSupport::emit() {
   if (!library)
     return;
   SymbolTable librarySymbols(*library);
-  // The used functions and, transitively, what they reference.
-  for (size_t i = 0; i < used.size(); ++i)
-    used[i]->walk([&](Operation *op) {
+  auto forEachReference = [&](Operation *root,
+                              function_ref<void(Operation *)> fn) {
+    root->walk([&](Operation *op) {
       for (NamedAttribute attr : op->getAttrs())
         attr.getValue().walk([&](FlatSymbolRefAttr ref) {
           if (Operation *target = librarySymbols.lookup(ref.getAttr()))
-            used.insert(target);
+            fn(target);
         });
     });
+  };
+  // The used functions and, transitively, what they reference.
+  auto close = [&](size_t from) {
+    for (size_t i = from; i < used.size(); ++i)
+      forEachReference(used[i],
+                       [&](Operation *target) { used.insert(target); });
+  };
+  close(0);
+  // A destructor of the library (the release of the default streams) comes
+  // with the state it releases: when a used function references a global
+  // the destructor references.
+  SmallVector<Attribute> destructors, priorities, data;
+  for (auto dtors : library->getOps<LLVM::GlobalDtorsOp>()) {
+    for (auto [dtor, priority, datum] : llvm::zip(
+             dtors.getDtors(), dtors.getPriorities(), dtors.getData())) {
+      Operation *function =
+          librarySymbols.lookup(cast<FlatSymbolRefAttr>(dtor).getAttr());
+      bool releasesUsedState = false;
+      forEachReference(function, [&](Operation *target) {
+        releasesUsedState |=
+            isa<LLVM::GlobalOp>(target) && used.contains(target);
+      });
+      if (!releasesUsedState)
+        continue;
+      size_t from = used.size();
+      if (used.insert(function))
+        close(from);
+      destructors.push_back(dtor);
+      priorities.push_back(priority);
+      data.push_back(datum);
+    }
+  }
 
   for (Operation *op : used) {
     StringAttr name = cast<SymbolOpInterface>(op).getNameAttr();
@@ -287,15 +323,37 @@ void RuntimeSupport::emit() {
     if (symbols.lookup(name))
       continue;
     // Functions the program calls are emitted once per program: the linker
-    // keeps one copy. The error policy stays weak, so that a program
-    // replaces it by defining the symbol.
+    // keeps one copy. So are global variables (the table of default
+    // streams), so that the program has one. The error policy and the
+    // stream provider stay weak, so that a program replaces them by
+    // defining the symbols.
     auto function = dyn_cast<LLVM::LLVMFuncOp>(op);
     if (function && !function.isExternal() &&
         function.getLinkage() == LLVM::Linkage::External)
       function.setLinkage(LLVM::Linkage::LinkonceODR);
+    auto global = dyn_cast<LLVM::GlobalOp>(op);
+    if (global && global.getLinkage() == LLVM::Linkage::External &&
+        (global.getValueOrNull() || !global.getInitializerRegion().empty()))
+      global.setLinkage(LLVM::Linkage::LinkonceODR);
     op->remove();
     symbols.insert(op);
   }
+  if (destructors.empty())
+    return;
+  // One llvm.mlir.global_dtors per module: extend the module's own.
+  OpBuilder builder = OpBuilder::atBlockEnd(module.getBody());
+  for (auto existing :
+       llvm::make_early_inc_range(module.getOps<LLVM::GlobalDtorsOp>())) {
+    destructors.append(existing.getDtors().begin(), existing.getDtors().end());
+    priorities.append(existing.getPriorities().begin(),
+                      existing.getPriorities().end());
+    data.append(existing.getData().begin(), existing.getData().end());
+    existing.erase();
+  }
+  LLVM::GlobalDtorsOp::create(builder, module.getLoc(),
+                              builder.getArrayAttr(destructors),
+                              builder.getArrayAttr(priorities),
+                              builder.getArrayAttr(data));
 }
 
 //===----------------------------------------------------------------------===//
@@ -472,6 +530,13 @@ std::tuple<StringRef, unsigned, unsigned> getFileLocation(Location loc) {
 bool isRuntimeOp(Operation *op) {
   return isa<gpu::AllocOp, gpu::DeallocOp, gpu::MemcpyOp, gpu::MemsetOp,
              gpu::WaitOp>(op);
+}
+
+/// True for the memref.alloc and memref.dealloc of a pinned host buffer,
+/// which the pass lowers to cudaMallocHost and cudaFreeHost: they use no
+/// stream and select no device.
+bool isPinnedHostBufferOp(Operation *op) {
+  return isa<memref::AllocOp, memref::DeallocOp>(op);
 }
 
 /// True when `copy` is one cudaMemcpyAsync of a static number of bytes from
@@ -829,6 +894,10 @@ FailureOr<MemsetPlan> planMemset(gpu::MemsetOp memset, unsigned indexBitwidth,
 // Validation and collection
 //===----------------------------------------------------------------------===//
 
+/// Calls to stream-ordered delegates, in program order, with the ordinal of
+/// the delegate's device.
+using StreamOrderedCalls = llvm::MapVector<Operation *, int64_t>;
+
 /// What the pass works on, found by one walk of the module.
 struct ModuleWork {
   /// The runtime ops of each function, in order, with the memref.alloc and
@@ -838,6 +907,11 @@ struct ModuleWork {
   DenseSet<Operation *> pinnedAllocs;
   /// Calls to delegates, which must run on their device.
   SmallVector<std::pair<func::CallOp, DeviceAttr>> delegateCalls;
+  /// The calls to stream-ordered delegates, with their device's ordinal:
+  /// they are also in `runtimeOps`, since they enqueue work on the stream.
+  StreamOrderedCalls streamOrderedCalls;
+  /// The stream-ordered delegates called, whose signatures gain the stream.
+  llvm::SetVector<func::FuncOp> streamOrderedDelegates;
 };
 
 /// Reports every construct the pass cannot lower, with the op, the types and
@@ -896,9 +970,23 @@ LogicalResult validateAndCollect(ModuleOp module, SymbolTable &symbols,
       return WalkResult::advance();
     }
     if (auto call = dyn_cast<func::CallOp>(op)) {
-      if (auto callee = symbols.lookup<func::FuncOp>(call.getCallee()))
-        if (DeviceAttr device = getDelegateDevice(callee))
-          work.delegateCalls.emplace_back(call, device);
+      auto callee = symbols.lookup<func::FuncOp>(call.getCallee());
+      DeviceAttr device = callee ? getDelegateDevice(callee) : DeviceAttr();
+      if (device)
+        work.delegateCalls.emplace_back(call, device);
+      if (device && isStreamOrderedDelegate(callee)) {
+        if (auto func = call->getParentOfType<func::FuncOp>()) {
+          work.runtimeOps[func].push_back(call);
+          work.streamOrderedCalls[call] = device.getOrdinal();
+          work.streamOrderedDelegates.insert(callee);
+        } else {
+          call.emitError("cannot pass a stream to the stream-ordered "
+                         "delegate @")
+              << call.getCallee() << " on " << device
+              << " from outside a func.func";
+          failed = true;
+        }
+      }
     }
     if (pinHostMemory && isa<memref::AllocOp, memref::DeallocOp>(op)) {
       // The buffer's memref.alloc comes before its frees.
@@ -1179,12 +1267,15 @@ using PlanMap = DenseMap<Operation *, OpPlan>;
 
 /// True when nothing is pending on the stream of device `key` at `ret`: the
 /// last op before it in its block that touches the stream is a host wait
-/// for it. `keyOf` gives the device key of a runtime op.
+/// for it. `keyOf` gives the device key of a runtime op; `streamOrderedCalls`
+/// are the calls that enqueue work (on every stream of a multi-stream
+/// function, which waits for the delegate's).
 bool isIdleAtReturn(Operation *ret, int64_t key,
-                    function_ref<int64_t(Operation *)> keyOf) {
+                    function_ref<int64_t(Operation *)> keyOf,
+                    const StreamOrderedCalls &streamOrderedCalls) {
   for (Operation *op = ret->getPrevNode(); op; op = op->getPrevNode()) {
     // Nested blocks may hold runtime ops.
-    if (op->getNumRegions() != 0)
+    if (op->getNumRegions() != 0 || streamOrderedCalls.contains(op))
       return false;
     if (!isRuntimeOp(op))
       continue;
@@ -1214,7 +1305,8 @@ bool isIdleAtReturn(Operation *ret, int64_t key,
 /// its block selected it and nothing in between (a call, nested blocks) may
 /// have selected another. At entry, the last stream created (`keys.back()`)
 /// has selected its device. gpu.wait selects none: it only joins or
-/// synchronises streams.
+/// synchronises streams; after a stream-ordered delegate call the device is
+/// unknown, like after any call.
 DenseMap<Operation *, int64_t>
 planDeviceSwitches(func::FuncOp func, ArrayRef<Operation *> runtimeOps,
                    ArrayRef<int64_t> keys,
@@ -1225,7 +1317,7 @@ planDeviceSwitches(func::FuncOp func, ArrayRef<Operation *> runtimeOps,
   Operation *previous = nullptr;
   int64_t selected = keys.back();
   for (Operation *op : runtimeOps) {
-    if (!isRuntimeOp(op))
+    if (isPinnedHostBufferOp(op))
       continue; // Host memory: no device to select.
     if (op->getBlock() != block) {
       block = op->getBlock();
@@ -1238,6 +1330,10 @@ planDeviceSwitches(func::FuncOp func, ArrayRef<Operation *> runtimeOps,
       if (isa<CallOpInterface>(between) || between->getNumRegions() != 0)
         selected = kUnknown;
     previous = op;
+    if (isa<CallOpInterface>(op)) {
+      selected = kUnknown;
+      continue;
+    }
     int64_t key = keyOf(op);
     if (isa<gpu::WaitOp>(op) || key == selected)
       continue;
@@ -1309,35 +1405,40 @@ void planBatches(ArrayRef<Operation *> runtimeOps,
   close();
 }
 
-/// Creates the streams of `func` at its entry, their teardown before each
-/// return, and the plan of each runtime op in it (and its batches, unless
-/// `batching` is null). Returns the device the function makes current at
-/// entry and keeps current between its ops (when it uses exactly one
-/// explicit device), else -1.
+/// Gets the streams of `func` at its entry, makes the host wait for them
+/// before each return, and plans each runtime op (and stream-ordered
+/// delegate call) in it, and its batches unless `batching` is null. Returns
+/// the device the function makes current at entry and keeps current between
+/// its ops (when it uses exactly one explicit device), else -1.
 int64_t planFunction(func::FuncOp func, ArrayRef<Operation *> runtimeOps,
+                     const StreamOrderedCalls &streamOrderedCalls,
                      FunctionPlan &plan, PlanMap &plans,
                      BatchPlanning *batching) {
   FunctionValues &values = plan.values;
   RuntimeSupport &support = values.getSupport();
 
-  // Devices used, "current device" (-1) first so that its stream is created
+  // Devices used, "current device" (-1) first so that its stream is got
   // before any cudaSetDevice. gpu.wait names no memory: it runs on the
   // function's first stream. Pinned host buffers need no stream.
+  auto getKey = [&](Operation *op) {
+    auto call = streamOrderedCalls.find(op);
+    return call != streamOrderedCalls.end() ? call->second : getDeviceKey(op);
+  };
   auto memoryOps = llvm::make_filter_range(runtimeOps, [](Operation *op) {
-    return isRuntimeOp(op) && !isa<gpu::WaitOp>(op);
+    return !isa<gpu::WaitOp>(op) && !isPinnedHostBufferOp(op);
   });
   llvm::SetVector<int64_t> keys;
   for (Operation *op : memoryOps)
-    if (getDeviceKey(op) == -1)
+    if (getKey(op) == -1)
       keys.insert(-1);
   for (Operation *op : memoryOps)
-    keys.insert(getDeviceKey(op));
+    keys.insert(getKey(op));
   if (keys.empty())
     keys.insert(-1);
   unsigned numExplicit = llvm::count_if(keys, [](int64_t k) { return k >= 0; });
 
   auto keyOf = [&](Operation *op) {
-    return isa<gpu::WaitOp>(op) ? keys.front() : getDeviceKey(op);
+    return isa<gpu::WaitOp>(op) ? keys.front() : getKey(op);
   };
   plan.switchesDevices = numExplicit > 1;
   DenseMap<Operation *, int64_t> switches =
@@ -1357,7 +1458,7 @@ int64_t planFunction(func::FuncOp func, ArrayRef<Operation *> runtimeOps,
     SmallVector<Value> arguments{values.getI32(builder, key)};
     llvm::append_range(arguments, at);
     Value stream =
-        support.call(builder, loc, "__etcopy_stream_create", arguments);
+        support.call(builder, loc, "__etcopy_get_stream", arguments);
     plan.streams[key] = stream;
     if (keys.size() > 1)
       plan.streamDevices[stream] =
@@ -1377,8 +1478,8 @@ int64_t planFunction(func::FuncOp func, ArrayRef<Operation *> runtimeOps,
   }
   if (batching)
     planBatches(runtimeOps, keyOf, plan, plans, *batching);
-  // Teardown: the host waits for the function's work before data leaves it,
-  // unless it just did.
+  // The streams outlive the call: the host only waits for the function's
+  // work before data leaves it, unless it just did.
   for (Block &block : func.getBody()) {
     auto ret = dyn_cast<func::ReturnOp>(block.getTerminator());
     if (!ret)
@@ -1386,10 +1487,12 @@ int64_t planFunction(func::FuncOp func, ArrayRef<Operation *> runtimeOps,
     builder.setInsertionPoint(ret);
     SmallVector<Value, 3> atReturn = values.getLocation(builder, ret.getLoc());
     for (auto [key, stream] : plan.streams) {
-      bool idle = isIdleAtReturn(ret, key, keyOf);
-      SmallVector<Value> arguments{stream, values.getI32(builder, !idle)};
+      if (isIdleAtReturn(ret, key, keyOf, streamOrderedCalls))
+        continue;
+      SmallVector<Value> arguments{stream};
       llvm::append_range(arguments, atReturn);
-      support.call(builder, ret.getLoc(), "__etcopy_stream_destroy", arguments);
+      support.call(builder, ret.getLoc(), "__etcopy_stream_synchronize",
+                   arguments);
     }
     if (previousDevice) {
       SmallVector<Value> arguments{previousDevice};
@@ -1430,6 +1533,48 @@ void switchDevicesForDelegates(
     SmallVector<Value> leaveArguments{previous, deviceValue};
     llvm::append_range(leaveArguments, at);
     support.call(builder, loc, "__etcopy_leave_device", leaveArguments);
+  }
+}
+
+/// Gives each stream-ordered delegate its device's stream as an extra last
+/// argument, `!llvm.ptr`, in its signature and at every call. In a function
+/// with several streams, the delegate's stream first waits for the others
+/// (its inputs may come from any of them), and they wait for it after the
+/// call (later work may use its results), with the delegate's device
+/// current throughout. Runs after `switchDevicesForDelegates`, so that this
+/// lies between entering the delegate's device and leaving it.
+void passStreamsToDelegates(const ModuleWork &work, const PlanMap &plans,
+                            RuntimeSupport &support) {
+  Type pointerType = LLVM::LLVMPointerType::get(support.getContext());
+  for (func::FuncOp delegate : work.streamOrderedDelegates)
+    (void)delegate.insertArgument(delegate.getNumArguments(), pointerType,
+                                  DictionaryAttr(), delegate.getLoc());
+  for (Operation *call : llvm::make_first_range(work.streamOrderedCalls)) {
+    const OpPlan &plan = plans.find(call)->second;
+    const DenseMap<Value, Value> &devices = plan.function->streamDevices;
+    Location loc = call->getLoc();
+    auto join = [&](OpBuilder &builder, Value dependency, Value stream) {
+      SmallVector<Value> arguments{dependency, devices.lookup(dependency),
+                                   stream, devices.lookup(stream)};
+      llvm::append_range(arguments, plan.location);
+      support.call(builder, loc, "__etcopy_stream_join", arguments);
+    };
+    OpBuilder builder(call);
+    SmallVector<Value> others;
+    for (Value stream : llvm::make_second_range(plan.function->streams))
+      if (stream != plan.stream)
+        others.push_back(stream);
+    for (Value other : others)
+      join(builder, other, plan.stream);
+    call->insertOperands(call->getNumOperands(), plan.stream);
+    if (others.empty())
+      continue;
+    builder.setInsertionPointAfter(call);
+    for (Value other : others)
+      join(builder, plan.stream, other);
+    SmallVector<Value> arguments{devices.lookup(plan.stream)};
+    llvm::append_range(arguments, plan.location);
+    support.call(builder, loc, "__etcopy_set_device", arguments);
   }
 }
 
@@ -2042,8 +2187,9 @@ void ConvertGPUToCUDARuntimePass::runOnOperation() {
   DenseMap<Operation *, int64_t> homeDevices;
   for (auto &[func, ops] : work.runtimeOps) {
     FunctionPlan &plan = functionPlans.emplace_back(getValues(func));
-    homeDevices[func] = planFunction(func, ops, plan, plans,
-                                     batchCopies ? &batching : nullptr);
+    homeDevices[func] =
+        planFunction(func, ops, work.streamOrderedCalls, plan, plans,
+                     batchCopies ? &batching : nullptr);
   }
   numStreams = work.runtimeOps.size();
   numBatches = batching.batches.size();
@@ -2052,6 +2198,7 @@ void ConvertGPUToCUDARuntimePass::runOnOperation() {
   numPinnedBuffers = work.pinnedAllocs.size();
   switchDevicesForDelegates(work.delegateCalls, homeDevices, getValues,
                             support);
+  passStreamsToDelegates(work, plans, support);
   if (failed(support.checkModuleSymbols()))
     return signalPassFailure();
 

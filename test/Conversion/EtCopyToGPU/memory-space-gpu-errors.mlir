@@ -19,3 +19,11 @@ func.func @second_device_alloc() {
   memref.dealloc %d : memref<4xf32, #etcopy.device<cuda:2>>
   return
 }
+
+// -----
+
+// memory-space=gpu drops the etcopy attributes that tell the CUDA lowering
+// to pass the stream.
+// expected-error @+1 {{'func.func' op is a stream-ordered delegate, which needs the etcopy attributes that memory-space=gpu drops; use memory-space=etcopy}}
+func.func private @scale(memref<4xf32, #etcopy.device<cuda:0>>)
+    attributes {etcopy.device = #etcopy.device<cuda:0>, etcopy.stream_ordered}

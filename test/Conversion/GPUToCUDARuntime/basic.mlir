@@ -2,8 +2,8 @@
 // RUN:   | FileCheck %s --implicit-check-not=gpu. --implicit-check-not=#etcopy
 
 // Async forms, as convert-etcopy-to-gpu emits them: one stream for the
-// function, created at entry and destroyed at the return; tokens are the
-// stream, so no per-op synchronisation. Every op is one call of a checked
+// function, got at entry from the stream provider (it outlives the call);
+// tokens are the stream, so no per-op synchronisation. Every op is one call of a checked
 // wrapper of the runtime support, whose last arguments are the op's file,
 // line and column. The whole function is shown: the shared constants come
 // first, each used, and nothing else is emitted.
@@ -18,26 +18,25 @@
 // CHECK-NEXT: %[[COL3:.*]] = llvm.mlir.constant(3 : i32) : i32
 // CHECK-NEXT: %[[BYTES:.*]] = llvm.mlir.constant(24 : i64) : i64
 // CHECK-NEXT: %[[TWO:.*]] = llvm.mlir.constant(2 : i32) : i32
-// CHECK-NEXT: %[[L_FUNC:.*]] = llvm.mlir.constant([[# @LINE + 36]] : i32) : i32
-// The caller's device is saved, cuda:0 selected and a stream created on it.
+// CHECK-NEXT: %[[L_FUNC:.*]] = llvm.mlir.constant([[# @LINE + 43]] : i32) : i32
+// The caller's device is saved, cuda:0 selected and its stream got.
 // CHECK-NEXT: %[[PREVIOUS:.*]] = llvm.call @__etcopy_get_device(%[[FILE]], %[[L_FUNC]], %[[ONE]]) : (!llvm.ptr, i32, i32) -> i32
-// CHECK-NEXT: %[[STREAM:.*]] = llvm.call @__etcopy_stream_create(%[[ZERO]], %[[FILE]], %[[L_FUNC]], %[[ONE]]) : (i32, !llvm.ptr, i32, i32) -> !llvm.ptr
-// CHECK-NEXT: %[[L_ALLOC:.*]] = llvm.mlir.constant([[# @LINE + 34]] : i32) : i32
+// CHECK-NEXT: %[[STREAM:.*]] = llvm.call @__etcopy_get_stream(%[[ZERO]], %[[FILE]], %[[L_FUNC]], %[[ONE]]) : (i32, !llvm.ptr, i32, i32) -> !llvm.ptr
+// CHECK-NEXT: %[[L_ALLOC:.*]] = llvm.mlir.constant([[# @LINE + 41]] : i32) : i32
 // CHECK-NEXT: %[[D:.*]] = llvm.call @__etcopy_malloc(%[[BYTES]], %[[STREAM]], %[[FILE]], %[[L_ALLOC]], %[[COL13]]) : (i64, !llvm.ptr, !llvm.ptr, i32, i32) -> !llvm.ptr
 // The copies use the first elements and a static byte count; 1 is
 // cudaMemcpyHostToDevice, 2 cudaMemcpyDeviceToHost.
-// CHECK-NEXT: %[[L_H2D:.*]] = llvm.mlir.constant([[# @LINE + 31]] : i32) : i32
+// CHECK-NEXT: %[[L_H2D:.*]] = llvm.mlir.constant([[# @LINE + 38]] : i32) : i32
 // CHECK-NEXT: llvm.call @__etcopy_memcpy(%[[D]], %[[H]], %[[BYTES]], %[[ONE]], %[[STREAM]], %[[FILE]], %[[L_H2D]], %[[COL9]]) : (!llvm.ptr, !llvm.ptr, i64, i32, !llvm.ptr, !llvm.ptr, i32, i32) -> ()
-// CHECK-NEXT: %[[L_D2H:.*]] = llvm.mlir.constant([[# @LINE + 30]] : i32) : i32
+// CHECK-NEXT: %[[L_D2H:.*]] = llvm.mlir.constant([[# @LINE + 37]] : i32) : i32
 // CHECK-NEXT: llvm.call @__etcopy_memcpy(%[[OUT]], %[[D]], %[[BYTES]], %[[TWO]], %[[STREAM]], %[[FILE]], %[[L_D2H]], %[[COL9]])
-// CHECK-NEXT: %[[L_FREE:.*]] = llvm.mlir.constant([[# @LINE + 29]] : i32) : i32
+// CHECK-NEXT: %[[L_FREE:.*]] = llvm.mlir.constant([[# @LINE + 36]] : i32) : i32
 // CHECK-NEXT: llvm.call @__etcopy_free(%[[D]], %[[STREAM]], %[[FILE]], %[[L_FREE]], %[[COL9]])
-// The explicit gpu.wait synchronises; the teardown does not do it again
-// (its second argument says so) before destroying the stream.
-// CHECK-NEXT: %[[L_WAIT:.*]] = llvm.mlir.constant([[# @LINE + 26]] : i32) : i32
+// The explicit gpu.wait synchronises; the return does not do it again,
+// and leaves the stream to later calls.
+// CHECK-NEXT: %[[L_WAIT:.*]] = llvm.mlir.constant([[# @LINE + 33]] : i32) : i32
 // CHECK-NEXT: llvm.call @__etcopy_stream_synchronize(%[[STREAM]], %[[FILE]], %[[L_WAIT]], %[[COL3]])
-// CHECK-NEXT: %[[L_RETURN:.*]] = llvm.mlir.constant([[# @LINE + 25]] : i32) : i32
-// CHECK-NEXT: llvm.call @__etcopy_stream_destroy(%[[STREAM]], %[[ZERO]], %[[FILE]], %[[L_RETURN]], %[[COL3]])
+// CHECK-NEXT: %[[L_RETURN:.*]] = llvm.mlir.constant([[# @LINE + 32]] : i32) : i32
 // CHECK-NEXT: llvm.call @__etcopy_restore_device(%[[PREVIOUS]], %[[FILE]], %[[L_RETURN]], %[[COL3]])
 // CHECK-NEXT: llvm.return
 
@@ -52,8 +51,16 @@
 // CHECK: %[[ERR:.*]] = llvm.call @cudaMemcpyAsync(
 // CHECK: llvm.icmp "eq" %[[ERR]]
 // CHECK: llvm.call fastcc @{{.*}}report(%[[ERR]], %[[FILE_ARG]], %[[LINE_ARG]], %[[COL_ARG]], %{{.*}}, %{{.*}}, %[[BYTES_ARG]])
-// The error policy is weak: a program replaces it by defining it.
+// The stream provider and the error policy are weak: a program replaces
+// them by defining them. The default provider's table of streams is shared
+// by the modules of a program, and a destructor releases the streams.
+// CHECK: llvm.func weak @etcopy_get_stream(
+// CHECK: llvm.call @cudaStreamCreateWithFlags(
 // CHECK: llvm.func weak @etcopy_cuda_error(
+// CHECK: llvm.mlir.global linkonce_odr @__etcopy_streams()
+// CHECK: llvm.func internal @[[RELEASE:__etcopy.release_streams]]()
+// CHECK: llvm.call @cudaStreamDestroy(
+// CHECK: llvm.mlir.global_dtors dtors = [@[[RELEASE]]]
 func.func @async_round_trip(%h: memref<2x3xf32>, %out: memref<2x3xf32>) {
   %t0 = gpu.wait async
   %d, %t1 = gpu.alloc async [%t0] () : memref<2x3xf32, #etcopy.device<cuda:0>>
@@ -68,7 +75,7 @@ func.func @async_round_trip(%h: memref<2x3xf32>, %out: memref<2x3xf32>) {
 
 // Sync forms, as upstream passes produce them: each op completes before it
 // returns, so each is followed by a stream synchronisation; the last one
-// makes the teardown's unnecessary (second argument 0). Without an
+// makes the return's unnecessary. Without an
 // #etcopy.device the current device is used: no device is saved, selected
 // (-1) or restored.
 
@@ -79,7 +86,7 @@ func.func @async_round_trip(%h: memref<2x3xf32>, %out: memref<2x3xf32>) {
 // CHECK-DAG:  %[[DEFAULT:.*]] = llvm.mlir.constant(4 : i32) : i32
 // CHECK-DAG:  %[[FOUR:.*]] = llvm.mlir.constant(4 : i64) : i64
 // CHECK-NOT:  __etcopy_get_device
-// CHECK:      %[[STREAM:.*]] = llvm.call @__etcopy_stream_create(%[[CURRENT]],
+// CHECK:      %[[STREAM:.*]] = llvm.call @__etcopy_get_stream(%[[CURRENT]],
 // CHECK:      %[[D:.*]] = llvm.call @__etcopy_malloc(%{{.*}}, %[[STREAM]],
 // CHECK:      llvm.call @__etcopy_stream_synchronize(%[[STREAM]],
 // An ambiguous copy (no memory space on either side) is cudaMemcpyDefault.
@@ -91,7 +98,7 @@ func.func @async_round_trip(%h: memref<2x3xf32>, %out: memref<2x3xf32>) {
 // CHECK-NEXT: llvm.call @__etcopy_stream_synchronize(%[[STREAM]],
 // CHECK:      llvm.call @__etcopy_free(%[[D]], %[[STREAM]],
 // CHECK-NEXT: llvm.call @__etcopy_stream_synchronize(%[[STREAM]],
-// CHECK:      llvm.call @__etcopy_stream_destroy(%[[STREAM]], %[[ZERO]],
+// CHECK-NOT:  __etcopy_stream_synchronize
 // CHECK-NOT:  __etcopy_restore_device
 // CHECK:      llvm.return
 func.func @sync_forms(%h: memref<16xi32>, %n: index) {
@@ -107,21 +114,18 @@ func.func @sync_forms(%h: memref<16xi32>, %n: index) {
 // -----
 
 // host_shared allocations are managed memory; their free waits for the
-// stream and is synchronous, so neither it nor the teardown synchronises
+// stream and is synchronous, so neither it nor the return synchronises
 // again.
 // CHECK-LABEL: llvm.func @host_shared
 // CHECK-DAG:  %[[BYTES:.*]] = llvm.mlir.constant(32 : i64) : i64
 // CHECK-DAG:  %[[ONES:.*]] = llvm.mlir.constant(255 : i32) : i32
-// CHECK-DAG:  %[[ZERO:.*]] = llvm.mlir.constant(0 : i32) : i32
-// CHECK:      %[[STREAM:.*]] = llvm.call @__etcopy_stream_create(
+// CHECK:      %[[STREAM:.*]] = llvm.call @__etcopy_get_stream(
 // CHECK:      %[[M:.*]] = llvm.call @__etcopy_malloc_managed(%[[BYTES]],
 // CHECK-NOT:  __etcopy_stream_synchronize
 // CHECK:      llvm.call @__etcopy_memset(%[[M]], %[[ONES]], %[[BYTES]],
 // CHECK-NEXT: llvm.mlir.constant
 // CHECK-NEXT: llvm.call @__etcopy_free_managed(%[[M]], %[[STREAM]],
-// CHECK-NEXT: llvm.mlir.constant
-// CHECK-NEXT: llvm.call @__etcopy_stream_destroy(%[[STREAM]], %[[ZERO]],
-// CHECK:      llvm.return
+// CHECK-NEXT: llvm.return
 // CHECK-LABEL: llvm.func linkonce_odr @__etcopy_free_managed(
 // CHECK:      llvm.call @cudaStreamSynchronize(
 // CHECK:      llvm.call @cudaFree(

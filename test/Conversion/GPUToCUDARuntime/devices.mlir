@@ -1,7 +1,7 @@
 // RUN: etcopy-opt %s --convert-gpu-to-cuda-runtime \
 // RUN:   | FileCheck %s --implicit-check-not=gpu. --implicit-check-not=#etcopy
 
-// Two devices in one function: one stream each, created after selecting the
+// Two devices in one function: one stream each, got after selecting the
 // device; an op selects its device when the previous one selected another;
 // a token of one stream used by work on the other is joined with an event;
 // the caller's device is restored. The gpu.wait that starts the chain
@@ -11,8 +11,8 @@
 // CHECK-DAG:  %[[ZERO:.*]] = llvm.mlir.constant(0 : i32)
 // CHECK-DAG:  %[[ONE:.*]] = llvm.mlir.constant(1 : i32)
 // CHECK:      %[[PREVIOUS:.*]] = llvm.call @__etcopy_get_device(
-// CHECK-NEXT: %[[S0:.*]] = llvm.call @__etcopy_stream_create(%[[ZERO]],
-// CHECK-NEXT: %[[S1:.*]] = llvm.call @__etcopy_stream_create(%[[ONE]],
+// CHECK-NEXT: %[[S0:.*]] = llvm.call @__etcopy_get_stream(%[[ZERO]],
+// CHECK-NEXT: %[[S1:.*]] = llvm.call @__etcopy_get_stream(%[[ONE]],
 // First copy, on cuda:0 (cuda:1 was selected last).
 // CHECK-NEXT: llvm.mlir.constant
 // CHECK-NEXT: llvm.call @__etcopy_set_device(%[[ZERO]],
@@ -24,11 +24,11 @@
 // CHECK-NEXT: llvm.call @__etcopy_memcpy(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[S1]],
 // CHECK-NEXT: llvm.mlir.constant
 // CHECK-NEXT: llvm.call @__etcopy_stream_synchronize(%[[S1]],
-// Teardown of both streams, the waited-for one without a second wait, then
-// the caller's device.
+// At the return the host waits for the stream not waited for yet (not for
+// the other again), then restores the caller's device; both streams outlive
+// the call.
 // CHECK-NEXT: llvm.mlir.constant
-// CHECK-NEXT: llvm.call @__etcopy_stream_destroy(%[[S0]], %[[ONE]],
-// CHECK-NEXT: llvm.call @__etcopy_stream_destroy(%[[S1]], %[[ZERO]],
+// CHECK-NEXT: llvm.call @__etcopy_stream_synchronize(%[[S0]],
 // CHECK-NEXT: llvm.call @__etcopy_restore_device(%[[PREVIOUS]],
 // CHECK-NEXT: llvm.return
 // CHECK-LABEL: llvm.func linkonce_odr @__etcopy_stream_join(

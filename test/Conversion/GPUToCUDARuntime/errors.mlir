@@ -130,3 +130,15 @@ func.func @symbol_clash(%h: memref<4xf32>, %d: memref<4xf32, #etcopy.device<cuda
 // Device memory cannot be a global: it would be compiled as host memory.
 // expected-error @+1 {{cannot lower 'memref.global' @weights of 'memref<4xf32, #etcopy.device<cuda:0>>': device memory cannot be a global; allocate it and copy the data with etcopy.h2d}}
 memref.global "private" @weights : memref<4xf32, #etcopy.device<cuda:0>> = dense<1.0>
+
+// -----
+
+// A stream-ordered delegate gets the stream of the calling func.func.
+func.func private @scale(memref<4xf32, #etcopy.device<cuda:0>>)
+    attributes {etcopy.device = #etcopy.device<cuda:0>, etcopy.stream_ordered}
+llvm.func @stream_ordered_outside_func() {
+  %d = memref.alloc() : memref<4xf32, #etcopy.device<cuda:0>>
+  // expected-error @+1 {{cannot pass a stream to the stream-ordered delegate @scale on #etcopy.device<cuda:0> from outside a func.func}}
+  func.call @scale(%d) : (memref<4xf32, #etcopy.device<cuda:0>>) -> ()
+  llvm.return
+}

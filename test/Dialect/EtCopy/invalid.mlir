@@ -261,7 +261,7 @@ func.func private @propagate_not_bool() attributes {etcopy.propagate = {skip_h2d
 
 // -----
 
-// expected-error @+1 {{unknown etcopy attribute 'etcopy.placement'; known: etcopy.device, etcopy.propagate, etcopy.arenas, etcopy.signature}}
+// expected-error @+1 {{unknown etcopy attribute 'etcopy.placement'; known: etcopy.device, etcopy.propagate, etcopy.arenas, etcopy.signature, etcopy.stream_ordered}}
 func.func private @unknown_attribute() attributes {etcopy.placement = #etcopy.device<cuda:0>}
 
 // -----
@@ -420,3 +420,14 @@ func.func @d2d_c5_size(%x: tensor<4xf32, #etcopy.device<cuda:0>>) {
   %y = etcopy.d2d %x : tensor<4xf32, #etcopy.device<cuda:0>> -> tensor<5xf32, #etcopy.device<cuda:1>>
   return
 }
+
+// -----
+
+// expected-error @+1 {{'etcopy.stream_ordered' marks a delegate (a function whose etcopy.device names a device) that orders its work on the stream it is given}}
+func.func private @stream_ordered_host(tensor<4xf32>) attributes {etcopy.stream_ordered}
+
+// -----
+
+// expected-error @+1 {{'etcopy.stream_ordered' is a unit attribute, got 1 : i64}}
+func.func private @stream_ordered_not_unit(tensor<4xf32, #etcopy.device<cuda:0>>)
+    attributes {etcopy.device = #etcopy.device<cuda:0>, etcopy.stream_ordered = 1}

@@ -122,3 +122,9 @@ func.func @d2d_forms(%t: tensor<2x?xf16, #etcopy.device<cuda:0>>,
   etcopy.d2d %a, %b : memref<8xi8, #etcopy.device<cuda:1>> -> memref<8xi8, #etcopy.device<cuda:0>>
   return %m : tensor<2x?xf16, #etcopy.device<cuda:1>>
 }
+
+// A delegate that orders its work on the stream it is given.
+// CHECK-LABEL: func.func private @stream_ordered
+// CHECK-SAME: attributes {etcopy.device = #etcopy.device<cuda:1>, etcopy.stream_ordered}
+func.func private @stream_ordered(tensor<4xf32, #etcopy.device<cuda:1>>) -> tensor<4xf32, #etcopy.device<cuda:1>>
+    attributes {etcopy.device = #etcopy.device<cuda:1>, etcopy.stream_ordered}

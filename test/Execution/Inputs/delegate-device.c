@@ -6,14 +6,7 @@
 #include <stdio.h>
 
 #include "CudaRuntimeSubset.h"
-
-typedef struct {
-  float *allocated;
-  float *aligned;
-  int64_t offset;
-  int64_t sizes[1];
-  int64_t strides[1];
-} MemRef1D;
+#include "memref-descriptors.h"
 
 enum { N = 4 };
 

@@ -10,14 +10,7 @@
 #ifdef ETCOPY_DEVICE_DELEGATES
 #include "CudaRuntimeSubset.h"
 #endif
-
-typedef struct {
-  float *allocated;
-  float *aligned;
-  int64_t offset;
-  int64_t sizes[1];
-  int64_t strides[1];
-} MemRef1D;
+#include "memref-descriptors.h"
 
 enum { N = 4 };
 

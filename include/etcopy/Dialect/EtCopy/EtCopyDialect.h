@@ -55,6 +55,11 @@ Type withPlacement(Type type, DeviceAttr device);
 /// `#etcopy.device<cpu>`.
 DeviceAttr getDelegateDevice(Operation *op);
 
+/// True for a delegate marked `etcopy.stream_ordered`: it takes the stream of
+/// its device as an extra last argument and the host does not wait around
+/// calls to it (see docs/Delegates.md).
+bool isStreamOrderedDelegate(Operation *op);
+
 } // namespace mlir::etcopy
 
 #endif // ETCOPY_DIALECT_ETCOPY_ETCOPYDIALECT_H

@@ -53,6 +53,12 @@ def EtCopy_Dialect : Dialect {
       `"memref"`, `"unranked_memref"` or `"scalar"`, the rank of the last
       two is 0).
 
+    * `etcopy.stream_ordered` (unit): on a delegate, says that it takes the
+      stream of its device as an extra last argument (a `cudaStream_t`),
+      orders all its work on that stream and returns without waiting for
+      it; the host then neither waits before calling it nor after (see
+      docs/Delegates.md).
+
     Argument attributes verified by the dialect:
 
     * `etcopy.writes` (unit): on a tensor or memref argument of a delegate,
@@ -79,6 +85,11 @@ def EtCopy_Dialect : Dialect {
     /// Name of the discardable exported-signature metadata of a method.
     static constexpr ::llvm::StringLiteral getSignatureAttrName() {
       return ::llvm::StringLiteral("etcopy.signature");
+    }
+    /// Name of the unit attribute marking a delegate that orders its work on
+    /// the stream it is given.
+    static constexpr ::llvm::StringLiteral getStreamOrderedAttrName() {
+      return ::llvm::StringLiteral("etcopy.stream_ordered");
     }
     /// Name of the unit argument attribute marking a delegate argument that
     /// the delegate writes.

@@ -158,6 +158,11 @@ DeviceAttr mlir::etcopy::getDelegateDevice(Operation *op) {
   return device && !device.isHost() ? device : DeviceAttr();
 }
 
+bool mlir::etcopy::isStreamOrderedDelegate(Operation *op) {
+  return getDelegateDevice(op) &&
+         op->hasAttr(EtCopyDialect::getStreamOrderedAttrName());
+}
+
 //===----------------------------------------------------------------------===//
 // Discardable attributes
 //===----------------------------------------------------------------------===//
@@ -327,9 +332,21 @@ LogicalResult EtCopyDialect::verifyOperationAttribute(Operation *op,
   }
   if (name == getSignatureAttrName())
     return verifySignatureAttr(op, attr.getValue());
+  if (name == getStreamOrderedAttrName()) {
+    if (!isa<UnitAttr>(attr.getValue()))
+      return op->emitError() << "'" << name << "' is a unit attribute, got "
+                             << attr.getValue();
+    if (!isa<FunctionOpInterface>(op) || !getDelegateDevice(op))
+      return op->emitError()
+             << "'" << name << "' marks a delegate (a function whose "
+             << getDeviceAttrName() << " names a device) that orders its "
+             << "work on the stream it is given";
+    return success();
+  }
   return op->emitError() << "unknown etcopy attribute '" << name
                          << "'; known: " << getDeviceAttrName() << ", "
                          << getPropagateAttrName() << ", "
                          << getArenasAttrName() << ", "
-                         << getSignatureAttrName();
+                         << getSignatureAttrName() << ", "
+                         << getStreamOrderedAttrName();
 }
