@@ -172,12 +172,12 @@ def ConvertGPUToCUDARuntime
   let options = [
     Option<"batchCopies", "batch-copies", "bool", /*default=*/"true",
            "Lower each run of independent copies on one stream to one "
-           "cudaMemcpyBatchAsync">,
+           "cudaMemcpyBatchAsync (default: true)">,
     Option<"pinnedHostMemory", "pinned-host-memory", "bool",
            /*default=*/"false",
            "Allocate the host buffers that the function copies to or from a "
            "device and frees itself with cudaMallocHost (freed with "
-           "cudaFreeHost)">,
+           "cudaFreeHost; default: false)">,
   ];
   let statistics = [
     Statistic<"numStreams", "streams", "Number of functions given streams">,

@@ -15,7 +15,7 @@
 // CHECK: %[[SRCS:.*]] = llvm.alloca %{{.*}} x !llvm.array<3 x ptr>
 // CHECK: %[[SIZES:.*]] = llvm.mlir.addressof @[[SIZES_SYMBOL:__etcopy_batch_sizes[_0-9]*]] : !llvm.ptr
 // CHECK: %[[COUNT:.*]] = llvm.mlir.constant(3 : i64) : i64
-// CHECK: %[[STREAM:.*]] = llvm.call @__etcopy_stream_create(
+// CHECK: %[[STREAM:.*]] = llvm.call @__etcopy_get_stream(
 // CHECK: %[[ARENA:.*]] = llvm.call @__etcopy_malloc(
 // CHECK: %[[L_FIRST:.*]] = llvm.mlir.constant([[# @LINE + 29]] : i32) : i32
 // CHECK: %[[D:.*]] = llvm.call @__etcopy_malloc(
@@ -129,7 +129,7 @@ func.func @breaks(%h: memref<4xf32>, %g: memref<4xf32>, %scratch: memref<1xf32>)
 // CHECK-DAG: %[[ZERO:.*]] = llvm.mlir.constant(0 : i32) : i32
 // CHECK-DAG: %[[ONE:.*]] = llvm.mlir.constant(1 : i32) : i32
 // CHECK-DAG: %[[BYTES:.*]] = llvm.mlir.constant(16 : i64) : i64
-// CHECK: %[[S1:.*]] = llvm.call @__etcopy_stream_create(%[[ONE]],
+// CHECK: %[[S1:.*]] = llvm.call @__etcopy_get_stream(%[[ONE]],
 // CHECK: %[[D0:.*]] = llvm.call @__etcopy_malloc(
 // CHECK: %[[D1:.*]] = llvm.call @__etcopy_malloc(
 // CHECK: %[[E1:.*]] = llvm.call @__etcopy_malloc(
