@@ -11,15 +11,9 @@
 #include "etcopy/Pipelines.h"
 
 #include "etcopy/Conversion/Passes.h"
-#include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Conversion/ControlFlowToSCF/ControlFlowToSCF.h"
 #include "mlir/Conversion/ConvertToLLVM/ToLLVMPass.h"
-#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
-#include "mlir/Conversion/MathToLibm/MathToLibm.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
-#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
-#include "mlir/Dialect/Linalg/Passes.h"
-#include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
@@ -51,19 +45,6 @@ static void addTensorStages(OpPassManager &pm, const OptionsT &options) {
   // linalg, which bufferizes; computation on device tensors is an error.
   pm.addPass(createEtCopyElementwiseToLinalg());
   pm.addPass(createEtCopyBufferize());
-  pm.addPass(createConvertLinalgToLoopsPass());
-}
-
-/// Structured control flow and memref views to what the LLVM conversion
-/// takes. Affine first: lowering it yields scf loops and arith; expanding
-/// strided metadata yields affine.apply.
-static void addHostLowering(OpPassManager &pm) {
-  pm.addPass(memref::createExpandStridedMetadataPass());
-  pm.addPass(createLowerAffinePass());
-  pm.addPass(createSCFToControlFlowPass());
-  // Math with an LLVM intrinsic becomes the intrinsic, the rest libm calls.
-  pm.addPass(createConvertMathToLLVMPass());
-  pm.addPass(createConvertMathToLibmPass());
 }
 
 void etcopy::buildEtCopyToCUDAPipeline(OpPassManager &pm,
@@ -78,7 +59,9 @@ void etcopy::buildEtCopyToCUDAPipeline(OpPassManager &pm,
   ConvertEtCopyToGPUOptions toGPU;
   toGPU.async = options.async;
   pm.addPass(createConvertEtCopyToGPU(toGPU));
-  addHostLowering(pm);
+  // linalg (host glue), memref views, affine, scf and math to what the
+  // LLVM conversion takes; only the stages the module needs run.
+  pm.addPass(createEtCopyLowerHostCode());
   ConvertGPUToCUDARuntimeOptions toCUDA;
   toCUDA.batchCopies = options.batchCopies;
   toCUDA.pinnedHostMemory = options.pinnedHostMemory;
@@ -107,7 +90,9 @@ void etcopy::buildEtCopyToHostPipeline(
   rest.optimizeTransfers = options.optimizeTransfers;
   addTensorStages(pm, rest);
   pm.addPass(createEtCopyExportSignatures());
-  addHostLowering(pm);
+  // linalg (host glue), memref views, affine, scf and math to what the
+  // LLVM conversion takes; only the stages the module needs run.
+  pm.addPass(createEtCopyLowerHostCode());
   pm.addPass(createConvertToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(createEtCopyFinalizeLLVM());

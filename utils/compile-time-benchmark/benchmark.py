@@ -12,6 +12,10 @@
 #   growth      how much the time grows per 10x more input, from the
 #               previous size: (t / t_prev) ^ (1 / log10(n / n_prev)); 10
 #               is linear, 100 quadratic;
+#   ratio growth (for --max-ratio-growth) the same of the ratio: 1 when
+#               the passes grow as the linear reference does, 10 when they
+#               are quadratic. Load on the machine and cache misses on
+#               larger inputs slow both alike, so it is the robust check.
 #   peak RSS    of the whole etcopy-opt process (/usr/bin/time -f %M), for
 #               the measured passes and for the reference.
 #
@@ -237,9 +241,15 @@ def main():
     parser.add_argument("--max-growth", type=float, metavar="G",
                         help="fail unless the time of every measurement "
                         "grows at most G-fold per 10x more input")
+    parser.add_argument("--max-ratio-growth", type=float, metavar="R",
+                        help="fail unless the ratio of every measurement to "
+                        "the reference grows at most R-fold per 10x more "
+                        "input")
     parser.add_argument("--keep", metavar="DIR",
                         help="keep the generated inputs in DIR")
     args = parser.parse_args()
+    if args.max_ratio_growth and args.no_reference:
+        parser.error("--max-ratio-growth needs the reference")
     try:
         measurements = [Measurement(spec)
                         for spec in (args.measure or MEASUREMENTS)]
@@ -257,18 +267,19 @@ def main():
         os.makedirs(directory, exist_ok=True)
         for measurement in measurements:
             points = measure(args, measurement, reference, sizes, directory)
-            previous = None
+            previous = previous_ratio = None
             for n in sizes:
                 point, reference_point = points[n]
                 seconds = point.time(args)
                 ref_seconds = reference_point and reference_point.time(args)
                 ref_rss = reference_point and reference_point.rss
                 factor = growth(previous, n, seconds)
+                ratio = seconds and ref_seconds and seconds / ref_seconds
+                ratio_factor = ratio and growth(previous_ratio, n, ratio)
                 cells = [measurement.label(), str(n),
                          fmt(seconds, ".3f", f"> {args.timeout:.0f}"),
                          fmt(ref_seconds, ".3f"),
-                         fmt(seconds and ref_seconds and
-                             seconds / ref_seconds, ".2f"),
+                         fmt(ratio, ".2f"),
                          fmt(factor, ".1f"),
                          fmt(point.rss and point.rss / 1024, ".0f"),
                          fmt(ref_rss and ref_rss / 1024, ".0f")]
@@ -281,12 +292,21 @@ def main():
                     failures.append(f"{measurement.label()}: time grows "
                                     f"{factor:.1f}-fold per 10x from N = "
                                     f"{previous[0]} to {n}")
+                if (args.max_ratio_growth and ratio_factor and
+                        ratio_factor > args.max_ratio_growth):
+                    failures.append(f"{measurement.label()}: ratio to the "
+                                    f"reference grows {ratio_factor:.1f}-fold "
+                                    f"per 10x from N = {previous[0]} to {n}")
                 previous = (n, seconds)
+                previous_ratio = ratio and (n, ratio)
     for failure in failures:
         print(f"FAIL: {failure}")
     if args.max_growth and not failures:
         print(f"OK: every time grows at most {args.max_growth:g}-fold per "
               "10x more input")
+    if args.max_ratio_growth and not failures:
+        print(f"OK: every ratio to the reference grows at most "
+              f"{args.max_ratio_growth:g}-fold per 10x more input")
     return 1 if failures else 0
 
 

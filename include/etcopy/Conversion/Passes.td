@@ -192,6 +192,39 @@ def ConvertGPUToCUDARuntime
   ];
 }
 
+def EtCopyLowerHostCode
+    : Pass<"etcopy-lower-host-code", "::mlir::ModuleOp"> {
+  let summary = "Lower the host code's linalg, views, affine, scf and math "
+                "to what the LLVM conversion takes, running only the stages "
+                "the module needs";
+  let description = [{
+    The host-side lowering of `--etcopy-to-cuda` and `--etcopy-to-host`:
+    upstream's passes, in this order, each run only when the module holds
+    an op it rewrites:
+
+    | stage | runs when the module holds |
+    |---|---|
+    | `convert-linalg-to-loops` | an op of the `linalg` dialect |
+    | `expand-strided-metadata` | an op one of its patterns is rooted at (`memref.subview`, `memref.expand_shape`, `memref.extract_strided_metadata`, ...) |
+    | `lower-affine` | an op of the `affine` dialect |
+    | `convert-scf-to-cf` | an op of the `scf` dialect |
+    | `convert-math-to-llvm`, `convert-math-to-libm` | an op of the `math` dialect |
+
+    Affine is lowered after the views are expanded (which makes
+    `affine.apply`) and before `scf` (which lowering affine makes). A stage
+    that runs behaves exactly as the upstream pass (it appears nested in
+    `--mlir-timing`); a skipped stage would have found nothing to rewrite.
+    (Skipping `expand-strided-metadata` also skips the folding and dead-op
+    removal its greedy driver does along the way, which the LLVM conversion
+    does not need.) On memref-level input, where most stages have nothing to
+    do, this saves a walk, a dialect conversion and a verification of the
+    whole module per stage.
+
+    Cost: one walk of the module to find what it holds, again after each
+    stage that ran, plus the stages that run; linear in the number of ops.
+  }];
+}
+
 def ConvertEtCopyToHost : Pass<"convert-etcopy-to-host", "::mlir::ModuleOp"> {
   let summary = "Lower etcopy to host-only code: the CPU reference semantics";
   let description = [{

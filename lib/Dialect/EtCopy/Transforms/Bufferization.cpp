@@ -205,13 +205,15 @@ struct ElementwiseToLinalgPass
           ElementwiseToLinalgPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    bool valid = true;
+    bool valid = true, hostCompute = false;
     module.walk([&](Operation *op) {
       if (!computesOnTensors(op) || onlyChoosesBuffer(op))
         return;
       DeviceAttr device = getDeviceTensorPlacement(op);
-      if (!device)
+      if (!device) {
+        hostCompute |= !isa<linalg::LinalgOp>(op);
         return;
+      }
       Type type = llvm::find_if(llvm::concat<Type>(op->getOperandTypes(),
                                                    op->getResultTypes()),
                                 [](Type t) {
@@ -234,6 +236,10 @@ struct ElementwiseToLinalgPass
     });
     if (!valid)
       return signalPassFailure();
+    // Nothing to convert: the IR is unchanged, so the verifier need not run
+    // again (most memref-level input).
+    if (!hostCompute)
+      return markAllAnalysesPreserved();
 
     // Upstream's conversion, on the host ops only (the rest is left).
     ConversionTarget target(getContext());
@@ -772,6 +778,9 @@ void BufferizePass::runOnOperation() {
 
   if (failed(verifyDelegateSignatures(module)))
     return signalPassFailure();
+  // Memref-level input: nothing to bufferize, and nothing changed.
+  if (!tensors)
+    return markAllAnalysesPreserved();
   bufferizeDelegateCallsAhead(module);
   SmallVector<func::FuncOp> contractBodies = applyDelegateContract(module);
   LogicalResult bufferized = runPipeline(bufferize, module);
@@ -779,8 +788,6 @@ void BufferizePass::runOnOperation() {
     function.getBody().getBlocks().clear();
   if (failed(bufferized))
     return signalPassFailure();
-  if (!tensors)
-    return;
   forwardWhileStateWithoutCopies(module);
 
   if (failed(runPipeline(deallocate, module)))

@@ -284,6 +284,9 @@ struct FinalizeLLVMPass
     });
     if (!leftover)
       leftover = leftoverCast;
+    // Dropping discardable attributes invalidates no analysis and cannot
+    // make valid IR invalid: no need to verify the (large) module again.
+    markAllAnalysesPreserved();
     if (!leftover)
       return;
     leftover->emitError("'") << leftover->getName()

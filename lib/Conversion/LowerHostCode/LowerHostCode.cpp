@@ -1,0 +1,139 @@
+//===- LowerHostCode.cpp - Run the host lowering stages a module needs ----===//
+//
+// etcopy-lower-host-code: upstream's host-side lowering passes (linalg to
+// loops, strided metadata, affine, scf, math), each run only when the module
+// holds an op it rewrites. Every stage is an upstream pass run as a dynamic
+// pipeline, so a stage that runs behaves exactly as the pass on its own.
+//
+//===----------------------------------------------------------------------===//
+
+#include "etcopy/Conversion/Passes.h"
+
+#include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
+#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/MathToLibm/MathToLibm.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Transforms.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/StringSet.h"
+
+namespace mlir {
+namespace etcopy {
+#define GEN_PASS_DEF_ETCOPYLOWERHOSTCODE
+#include "etcopy/Conversion/Passes.h.inc"
+} // namespace etcopy
+} // namespace mlir
+
+using namespace mlir;
+
+namespace {
+/// The operation names and dialect namespaces a module holds.
+struct Contents {
+  explicit Contents(ModuleOp module) {
+    module->walk([&](Operation *op) {
+      if (names.insert(op->getName()).second)
+        dialects.insert(op->getName().getDialectNamespace());
+    });
+  }
+
+  DenseSet<OperationName> names;
+  llvm::StringSet<> dialects;
+};
+
+/// One upstream pass and when it has something to do.
+struct Stage {
+  OpPassManager pipeline{ModuleOp::getOperationName()};
+  /// The stage runs when the module holds an op of this dialect...
+  StringRef dialect;
+  /// ... or one of these ops, or always if `anyOp`.
+  SmallVector<OperationName> roots;
+  bool anyOp = false;
+
+  bool isNeeded(const Contents &contents) const {
+    if (anyOp || (!dialect.empty() && contents.dialects.contains(dialect)))
+      return true;
+    return llvm::any_of(roots, [&](OperationName name) {
+      return contents.names.contains(name);
+    });
+  }
+};
+
+struct LowerHostCodePass
+    : public etcopy::impl::EtCopyLowerHostCodeBase<LowerHostCodePass> {
+  LowerHostCodePass() { buildStages(); }
+  LowerHostCodePass(const LowerHostCodePass &other)
+      : EtCopyLowerHostCodeBase(other) {
+    buildStages();
+  }
+
+  void getDependentDialects(DialectRegistry &registry) const override {
+    for (const Stage &stage : stages)
+      stage.pipeline.getDependentDialects(registry);
+  }
+
+  LogicalResult initialize(MLIRContext *context) override;
+  void runOnOperation() override;
+
+private:
+  void buildStages();
+
+  SmallVector<Stage, 6> stages;
+};
+} // namespace
+
+void LowerHostCodePass::buildStages() {
+  auto add = [&](std::unique_ptr<Pass> pass, StringRef dialect) {
+    Stage &stage = stages.emplace_back();
+    stage.pipeline.addPass(std::move(pass));
+    stage.dialect = dialect;
+    return &stage;
+  };
+  add(createConvertLinalgToLoopsPass(), "linalg");
+  // Its roots are known once the context is (initialize).
+  add(memref::createExpandStridedMetadataPass(), "");
+  add(createLowerAffinePass(), "affine");
+  add(createSCFToControlFlowPass(), "scf");
+  // Math with an LLVM intrinsic becomes the intrinsic, the rest libm calls.
+  add(createConvertMathToLLVMPass(), "math");
+  add(createConvertMathToLibmPass(), "math");
+}
+
+LogicalResult LowerHostCodePass::initialize(MLIRContext *context) {
+  // expand-strided-metadata applies its patterns greedily: it has work when
+  // an op one of them is rooted at is present.
+  RewritePatternSet patterns(context);
+  memref::populateExpandStridedMetadataPatterns(patterns);
+  Stage &expand = stages[1];
+  expand.roots.clear();
+  expand.anyOp = false;
+  for (const std::unique_ptr<RewritePattern> &pattern :
+       patterns.getNativePatterns()) {
+    std::optional<OperationName> root = pattern->getRootKind();
+    if (root)
+      expand.roots.push_back(*root);
+    else
+      expand.anyOp = true;
+  }
+  return success();
+}
+
+void LowerHostCodePass::runOnOperation() {
+  ModuleOp module = getOperation();
+  std::optional<Contents> contents(std::in_place, module);
+  bool changed = false;
+  for (Stage &stage : stages) {
+    if (!stage.isNeeded(*contents))
+      continue;
+    if (failed(runPipeline(stage.pipeline, module)))
+      return signalPassFailure();
+    changed = true;
+    contents.emplace(module);
+  }
+  if (!changed)
+    markAllAnalysesPreserved();
+}
