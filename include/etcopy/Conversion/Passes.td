@@ -207,7 +207,7 @@ def EtCopyLowerHostCode
     | `convert-linalg-to-loops` | an op of the `linalg` dialect |
     | `expand-strided-metadata` | an op one of its patterns is rooted at (`memref.subview`, `memref.expand_shape`, `memref.extract_strided_metadata`, ...) |
     | `lower-affine` | an op of the `affine` dialect |
-    | `convert-scf-to-cf` | an op of the `scf` dialect |
+    | `convert-scf-to-cf` | an op of the `scf` dialect, after every `scf.if` directly in a function body has become branches (below) |
     | `convert-math-to-llvm`, `convert-math-to-libm` | an op of the `math` dialect |
 
     Affine is lowered after the views are expanded (which makes
@@ -220,8 +220,21 @@ def EtCopyLowerHostCode
     do, this saves a walk, a dialect conversion and a verification of the
     whole module per stage.
 
+    Before `convert-scf-to-cf`, each `scf.if` directly in a function body
+    becomes a `cf.cond_br` to its branches' blocks, which branch to the
+    rest of the block (its results become that block's arguments). This is
+    done in one backward sweep per block, splitting after the last
+    `scf.if` first, so that each split moves only the ops up to the next
+    one. Upstream's conversion splits in program order, moving every later
+    op each time and recording each move for rollback: quadratic time and
+    memory in a block of many `scf.if`, such as the conditional frees that
+    lowering a large `bufferization.dealloc` makes (`--etcopy-to-cuda` on
+    a method of 3 000 groups of delegate calls spent 76 s in
+    `convert-scf-to-cf` and peaked at 23 GB; now 0.3 s, 0.37 GB in all).
+
     Cost: one walk of the module to find what it holds, again after each
-    stage that ran, plus the stages that run; linear in the number of ops.
+    stage that ran, plus the stages that run; the `scf.if` sweep is linear
+    in the number of ops of the function bodies.
   }];
 }
 

@@ -13,10 +13,13 @@
 #include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
 #include "mlir/Conversion/MathToLibm/MathToLibm.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Transforms.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/DenseSet.h"
@@ -63,6 +66,56 @@ struct Stage {
   }
 };
 
+/// Turns every `scf.if` directly in a function body into branches, in one
+/// backward sweep per block: splitting the block after the last `scf.if`
+/// first, each split moves only the ops up to the next one, so the sweep is
+/// linear in the block. Upstream's convert-scf-to-cf splits in program order,
+/// moving every later op each time (and recording each move for rollback):
+/// quadratic time and memory in a block of many `scf.if`, such as the
+/// conditional frees that lowering a large `bufferization.dealloc` makes.
+static void lowerFunctionLevelIfs(ModuleOp module) {
+  SmallVector<Block *> blocks;
+  module->walk([&](FunctionOpInterface function) {
+    for (Block &block : function.getFunctionBody())
+      if (llvm::any_of(block, llvm::IsaPred<scf::IfOp>))
+        blocks.push_back(&block);
+  });
+  OpBuilder builder(module.getContext());
+  for (Block *block : blocks) {
+    SmallVector<scf::IfOp> ifs(block->getOps<scf::IfOp>());
+    for (scf::IfOp ifOp : llvm::reverse(ifs)) {
+      Location loc = ifOp.getLoc();
+      Block *continuation =
+          block->splitBlock(std::next(ifOp->getIterator()));
+      for (Value result : ifOp.getResults())
+        result.replaceAllUsesWith(
+            continuation->addArgument(result.getType(), loc));
+      Region *parent = block->getParent();
+      // Moves a branch's block before the continuation, its yield becoming
+      // a branch to the continuation; the continuation for an empty else.
+      auto inlineBranch = [&](Region &branch) -> Block * {
+        if (branch.empty())
+          return continuation;
+        Block *entry = &branch.front();
+        parent->getBlocks().splice(continuation->getIterator(),
+                                   branch.getBlocks());
+        auto yield = cast<scf::YieldOp>(entry->getTerminator());
+        builder.setInsertionPoint(yield);
+        cf::BranchOp::create(builder, yield.getLoc(), continuation,
+                             yield.getOperands());
+        yield.erase();
+        return entry;
+      };
+      Block *thenBlock = inlineBranch(ifOp.getThenRegion());
+      Block *elseBlock = inlineBranch(ifOp.getElseRegion());
+      builder.setInsertionPointToEnd(block);
+      cf::CondBranchOp::create(builder, loc, ifOp.getCondition(), thenBlock,
+                               ValueRange(), elseBlock, ValueRange());
+      ifOp.erase();
+    }
+  }
+}
+
 struct LowerHostCodePass
     : public etcopy::impl::EtCopyLowerHostCodeBase<LowerHostCodePass> {
   LowerHostCodePass() { buildStages(); }
@@ -72,6 +125,7 @@ struct LowerHostCodePass
   }
 
   void getDependentDialects(DialectRegistry &registry) const override {
+    registry.insert<cf::ControlFlowDialect>();
     for (const Stage &stage : stages)
       stage.pipeline.getDependentDialects(registry);
   }
@@ -81,6 +135,10 @@ struct LowerHostCodePass
 
 private:
   void buildStages();
+
+  /// The position of convert-scf-to-cf, before which function-level scf.if
+  /// ops become branches.
+  static constexpr size_t kSCFStage = 3;
 
   SmallVector<Stage, 6> stages;
 };
@@ -97,6 +155,7 @@ void LowerHostCodePass::buildStages() {
   // Its roots are known once the context is (initialize).
   add(memref::createExpandStridedMetadataPass(), "");
   add(createLowerAffinePass(), "affine");
+  assert(stages.size() == kSCFStage && "stage order");
   add(createSCFToControlFlowPass(), "scf");
   // Math with an LLVM intrinsic becomes the intrinsic, the rest libm calls.
   add(createConvertMathToLLVMPass(), "math");
@@ -127,6 +186,13 @@ void LowerHostCodePass::runOnOperation() {
   std::optional<Contents> contents(std::in_place, module);
   bool changed = false;
   for (Stage &stage : stages) {
+    if (&stage == &stages[kSCFStage] &&
+        contents->names.contains(
+            OperationName(scf::IfOp::getOperationName(), &getContext()))) {
+      lowerFunctionLevelIfs(module);
+      changed = true;
+      contents.emplace(module);
+    }
     if (!stage.isNeeded(*contents))
       continue;
     if (failed(runPipeline(stage.pipeline, module)))
