@@ -214,3 +214,39 @@ func.func @dynamic(%x: tensor<?xf32>) -> index {
   %sum = arith.addi %r#1, %q#1 : index
   return %sum : index
 }
+
+// -----
+
+// A method's tensor arguments are its caller's values: writing one makes a
+// copy first (upstream would write the caller's buffer in place), unless the
+// argument says it is writable (then the write is in place; deallocation
+// returns a copy, since the method does not own its argument). Private functions with bodies are left to
+// upstream's analysis of their call sites.
+// CHECK-LABEL: func.func @method_writes_argument
+// CHECK-SAME: (%[[X:.*]]: memref<4xf32>, %[[V:.*]]: f32, %[[I:.*]]: index)
+// CHECK: %[[C:.*]] = memref.alloc() {{.*}}: memref<4xf32>
+// CHECK: memref.copy %[[X]], %[[C]]
+// CHECK: memref.store %[[V]], %[[C]][%[[I]]]
+// CHECK: return %[[C]]
+func.func @method_writes_argument(%x: tensor<4xf32>, %v: f32, %i: index) -> tensor<4xf32> {
+  %r = tensor.insert %v into %x[%i] : tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+
+// CHECK-LABEL: func.func @method_with_writable_argument
+// CHECK-SAME: (%[[X:.*]]: memref<4xf32>, %[[V:.*]]: f32, %[[I:.*]]: index)
+// CHECK-NOT: memref.copy
+// CHECK: memref.store %[[V]], %[[X]][%[[I]]]
+func.func @method_with_writable_argument(%x: tensor<4xf32> {bufferization.writable = true}, %v: f32, %i: index) -> tensor<4xf32> {
+  %r = tensor.insert %v into %x[%i] : tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+
+// CHECK-LABEL: func.func private @helper
+// CHECK-SAME: (%[[X:.*]]: memref<4xf32>, %[[V:.*]]: f32, %[[I:.*]]: index)
+// CHECK-NOT: memref.copy
+// CHECK: memref.store %[[V]], %[[X]][%[[I]]]
+func.func private @helper(%x: tensor<4xf32>, %v: f32, %i: index) -> tensor<4xf32> {
+  %r = tensor.insert %v into %x[%i] : tensor<4xf32>
+  return %r : tensor<4xf32>
+}

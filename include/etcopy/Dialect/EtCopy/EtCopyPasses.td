@@ -535,8 +535,11 @@ def EtCopyBufferize : Pass<"etcopy-bufferize", "::mlir::ModuleOp"> {
     a body returning fresh tensors: without one, upstream must assume that
     every result aliases every tensor argument, so that writing a
     delegate's result would count as writing its operands. Calls to
-    delegates thus bufferize without defensive copies of their operands. An
-    explicit `bufferization.access` or `bufferization.writable` is kept.
+    delegates thus bufferize without defensive copies of their operands.
+    Each tensor argument of a method (a public function with a body that is
+    not a delegate) gets `bufferization.writable = false`: the caller's
+    values are not written in place. An explicit `bufferization.access` or
+    `bufferization.writable` is kept.
 
     **Bufferization**: `one-shot-bufferize` with
     `bufferize-function-boundaries`, `use-encoding-for-memory-space` (the

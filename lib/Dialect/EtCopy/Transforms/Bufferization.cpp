@@ -444,16 +444,25 @@ static void bufferizeDelegateCallsAhead(ModuleOp module) {
 /// States the delegate contract to One-Shot Bufferize: a delegate
 /// declaration reads its tensor arguments (and writes those marked
 /// etcopy.writes) and returns fresh buffers; a delegate definition may not
-/// write the others in place. Explicit bufferization attributes win.
-/// Returns the declarations given a temporary body (see addContractBody).
+/// write the others in place. A method (a public function with a body) may
+/// not write its tensor arguments in place either: they are its caller's
+/// values, which tensor semantics keep unchanged, while upstream assumes
+/// writable arguments. Explicit bufferization attributes win. Returns the
+/// declarations given a temporary body (see addContractBody).
 static SmallVector<func::FuncOp> applyDelegateContract(ModuleOp module) {
   Builder builder(module.getContext());
   StringRef access = BufferizationDialect::kBufferAccessAttrName;
   StringRef writable = BufferizationDialect::kWritableAttrName;
   SmallVector<func::FuncOp> withBody;
   for (auto function : module.getOps<func::FuncOp>()) {
-    if (!getDelegateDevice(function))
+    if (!getDelegateDevice(function)) {
+      if (!function.isPublic() || function.isExternal())
+        continue;
+      for (auto [index, type] : llvm::enumerate(function.getArgumentTypes()))
+        if (isa<TensorType>(type) && !function.getArgAttr(index, writable))
+          function.setArgAttr(index, writable, builder.getBoolAttr(false));
       continue;
+    }
     for (auto [index, type] : llvm::enumerate(function.getArgumentTypes())) {
       if (!isa<TensorType>(type))
         continue;
