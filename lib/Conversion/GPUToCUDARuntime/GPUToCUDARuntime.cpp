@@ -30,6 +30,7 @@
 #include "etcopy/Dialect/EtCopy/BufferEscape.h"
 #include "etcopy/Dialect/EtCopy/EtCopyDialect.h"
 #include "mlir/Conversion/ConvertToLLVM/ToLLVMInterface.h"
+#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVM.h"
 #include "mlir/Conversion/LLVMCommon/ConversionTarget.h"
 #include "mlir/Conversion/LLVMCommon/Pattern.h"
 #include "mlir/Conversion/LLVMCommon/TypeConverter.h"
@@ -2219,7 +2220,14 @@ void ConvertGPUToCUDARuntimePass::runOnOperation() {
   target.markOpRecursivelyLegal<gpu::GPUModuleOp>();
 
   RewritePatternSet patterns(ctx);
+  // func's patterns with a symbol table: through the dialect interface,
+  // each call's lowering would look its callee up by a scan of the module,
+  // O(calls x functions) on a method calling thousands of delegates.
+  SymbolTableCollection symbolTables;
+  populateFuncToLLVMConversionPatterns(converter, patterns, &symbolTables);
   for (Dialect *dialect : ctx->getLoadedDialects()) {
+    if (isa<func::FuncDialect>(dialect))
+      continue;
     // The gpu dialect's own LLVM patterns target the mgpu* wrappers.
     if (isa<gpu::GPUDialect>(dialect))
       continue;
