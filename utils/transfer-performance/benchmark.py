@@ -384,7 +384,9 @@ def chain_of_delegates(tools: Tools, args, report: Report) -> None:
     inputs = f"a {size(ib)} host tensor" if ib else "nothing else"
     report.add(f"### (c) A chain of {L} delegates called {r} times", "",
                f"Each delegate reads the previous {size(args.activation_bytes)}"
-               f" activation and {inputs}.", "")
+               f" activation and {inputs}. The copy API calls include the "
+               "delegates' own device-to-device `cudaMemcpyAsync`, one per "
+               f"delegate call ({L * r}).", "")
     results = []
     for i, variant in enumerate(CHAIN_ABLATION):
         results.append(run_chain(tools, args, variant, ib, f"chain-{i}"))
@@ -505,10 +507,13 @@ def peer_move(tools: Tools, args, report: Report) -> None:
            peer.get("copies", "h2d_pinned") == 0 and
            peer.get("copies", "d2h_pageable_bytes") +
            peer.get("copies", "d2h_pinned_bytes") == harness_d2h)
+    uploaded = peer.get("copies", "h2d_pageable_bytes") + \
+        peer.get("copies", "h2d_pinned_bytes")
     report.goal("d-peer", "one peer copy, no host staging", met,
                 f"peer_direct={peer.get('copies', 'peer_direct')}, "
+                f"peer_staged={peer.get('copies', 'peer_staged')}, "
                 f"{peer.get('entry-points', 'cudaMemcpyPeerAsync')} "
-                "`cudaMemcpyPeerAsync`, no upload")
+                f"`cudaMemcpyPeerAsync`, {size(uploaded)} uploaded")
     staged = results[0]
     report.check("through the host: the move's bytes go down and up, no "
                  "peer copy",
