@@ -286,8 +286,7 @@ def small_copies(tools: Tools, args, report: Report) -> None:
 
 
 def large_copies(tools: Tools, args, report: Report) -> None:
-    sizes = [args.large_bytes] + [s for s in args.large_sweep
-                                  if s != args.large_bytes]
+    sizes = sorted(set(args.large_sweep) | {args.large_bytes})
     report.add("### (b) Large copies: pageable against pinned host memory",
                "", "One upload and one download of each size through "
                "host buffers the function allocates and frees.", "")
