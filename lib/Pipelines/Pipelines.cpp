@@ -13,6 +13,7 @@
 #include "etcopy/Conversion/Passes.h"
 #include "mlir/Conversion/ControlFlowToSCF/ControlFlowToSCF.h"
 #include "mlir/Conversion/ConvertToLLVM/ToLLVMPass.h"
+#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVMPass.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -84,15 +85,24 @@ void etcopy::buildEtCopyToHostPipeline(
     placement.skipD2HForMethodOutputs = options.skipD2HForMethodOutputs;
     pm.addPass(createEtCopyPropagateDevice(placement));
   }
-  pm.addPass(createConvertEtCopyToHost());
+  // The tensor stages as for CUDA: the delegates are still known as such,
+  // so bufferization applies their contract (without it, One-Shot's
+  // analysis grows cubically along a chain of delegate calls), and the host
+  // build bufferizes exactly as the CUDA build does. Then the placements
+  // are erased and the copies become host copies.
   EtCopyHostPipelineOptions rest;
   rest.placeCopies = false;
   rest.optimizeTransfers = options.optimizeTransfers;
   addTensorStages(pm, rest);
+  pm.addPass(createConvertEtCopyToHost());
   pm.addPass(createEtCopyExportSignatures());
   // linalg (host glue), memref views, affine, scf and math to what the
   // LLVM conversion takes; only the stages the module needs run.
   pm.addPass(createEtCopyLowerHostCode());
+  // Functions and calls first: convert-func-to-llvm looks callees up in a
+  // symbol table, where convert-to-llvm's func patterns scan the module for
+  // each call (quadratic on a method calling thousands of delegates).
+  pm.addPass(createConvertFuncToLLVMPass());
   pm.addPass(createConvertToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(createEtCopyFinalizeLLVM());
