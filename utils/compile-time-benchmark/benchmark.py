@@ -27,7 +27,7 @@
 #
 #   benchmark.py --measure 'groups-memref | --etcopy-to-cuda'
 #   benchmark.py --measure \
-#     'groups-memref | --convert-etcopy-to-gpu | --gpu-async-region --gpu-to-llvm'
+#     'groups-memref | --convert-etcopy-to-gpu=memory-space=gpu | --gpu-async-region --gpu-to-llvm'
 #
 # Without --measure, the etcopy passes are measured (see MEASUREMENTS).
 # Only the Python standard library is used.

@@ -550,10 +550,16 @@ def EtCopyBufferize : Pass<"etcopy-bufferize", "::mlir::ModuleOp"> {
     **Deallocation**, when the module had tensors: upstream's
     `ownership-based-buffer-deallocation` and its simplifications, then the
     contract's aliasing facts: a buffer that comes from an allocation or a
-    delegate result is distinct from every other allocation, delegate
-    result and function argument, so its `bufferization.dealloc` becomes a
-    plain free without the run-time alias checks upstream must emit when a
-    call result may alias the call's operands. Then `lower-deallocations`
+    call is distinct from every other allocation, call result and function
+    argument, so its `bufferization.dealloc` becomes a plain free without
+    the run-time alias checks upstream emits when it cannot tell. A
+    delegate's result is fresh by the delegate contract; any other
+    function's by upstream's function boundary ABI, which the deallocation
+    pass imposes on the functions it processes and assumes of declarations
+    (a function returns buffers it owns, never one of its arguments, and
+    never owns its caller's buffers). Buffers of unknown origin (which of
+    two an `scf.if` or `arith.select` yields, a loop's iteration argument)
+    keep upstream's checks. Then `lower-deallocations`
     and `convert-bufferization-to-memref`. Memref-level input that frees
     its buffers itself keeps doing so; a module that mixes tensors with
     `memref.dealloc` is an error (upstream's deallocation cannot handle

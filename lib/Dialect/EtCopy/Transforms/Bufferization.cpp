@@ -490,7 +490,7 @@ static SmallVector<func::FuncOp> applyDelegateContract(ModuleOp module) {
 namespace {
 /// What the contract says about where a buffer comes from.
 enum class Origin {
-  /// A new allocation: an op allocating it, or a delegate's result.
+  /// A new allocation: an op allocating it, or a call's result.
   Fresh,
   /// An argument of the enclosing function.
   Argument,
@@ -499,19 +499,17 @@ enum class Origin {
 };
 
 /// Frees, each on its own, the buffers of a `bufferization.dealloc` that the
-/// delegate contract proves distinct from every other buffer it names
-/// (freed or retained): their frees need no run-time alias check, and they
-/// contribute nothing to the ownership of the retained values. Upstream's
-/// buffer-deallocation-simplification splits only allocations: it must
-/// assume that a call result may alias the call's operands. Run before it,
+/// delegate contract and the function boundary ABI prove distinct from every
+/// other buffer it names (freed or retained): their frees need no run-time
+/// alias check, and they contribute nothing to the ownership of the retained
+/// values. Upstream's buffer-deallocation-simplification splits only
+/// allocations: it assumes that a call result may alias anything. Run before it,
 /// this leaves that pass small deallocations: its pairwise alias queries are
 /// quadratic in the buffers of one dealloc (a method of 1 500 delegate calls
 /// ends with one dealloc of 1 500 buffers).
 struct SplitDistinctDeallocations
     : public OpRewritePattern<bufferization::DeallocOp> {
-  SplitDistinctDeallocations(MLIRContext *context,
-                             const DenseSet<StringAttr> &delegates)
-      : OpRewritePattern(context), delegates(delegates) {}
+  using OpRewritePattern::OpRewritePattern;
 
   LogicalResult matchAndRewrite(bufferization::DeallocOp dealloc,
                                 PatternRewriter &rewriter) const override {
@@ -592,16 +590,18 @@ struct SplitDistinctDeallocations
       return {value, isEntry ? Origin::Argument : Origin::Unknown};
     }
     Operation *producer = value.getDefiningOp();
-    if (auto call = dyn_cast<func::CallOp>(producer))
-      return {value, delegates.contains(call.getCalleeAttr().getAttr())
-                         ? Origin::Fresh
-                         : Origin::Unknown};
+    // A delegate's result is fresh by the delegate contract; any other
+    // function's by upstream's function boundary ABI, which the deallocation
+    // pass imposes on every function it processes and assumes of
+    // declarations: a function returns buffers it owns (it clones one it
+    // does not own, such as an argument or a global), and no function owns
+    // its arguments, so no result aliases a buffer its caller holds.
+    if (isa<func::CallOp>(producer))
+      return {value, Origin::Fresh};
     if (hasEffect<MemoryEffects::Allocate>(producer, value))
       return {value, Origin::Fresh};
     return {value, Origin::Unknown};
   }
-
-  const DenseSet<StringAttr> &delegates;
 };
 
 struct BufferizePass
@@ -801,12 +801,8 @@ void BufferizePass::runOnOperation() {
 
   if (failed(runPipeline(deallocate, module)))
     return signalPassFailure();
-  DenseSet<StringAttr> delegates;
-  for (auto function : module.getOps<func::FuncOp>())
-    if (getDelegateDevice(function))
-      delegates.insert(function.getSymNameAttr());
   RewritePatternSet patterns(&getContext());
-  patterns.add<SplitDistinctDeallocations>(&getContext(), delegates);
+  patterns.add<SplitDistinctDeallocations>(&getContext());
   if (failed(applyPatternsGreedily(module, std::move(patterns))) ||
       failed(runPipeline(lowerDeallocations, module)))
     return signalPassFailure();
