@@ -121,6 +121,8 @@ static bool hasMalformedLinalgDimensionList(llvm::StringRef text) {
       if (!rest.consume_front("="))
         continue; // Not the custom syntax (e.g. an attribute name's prefix).
       rest = rest.ltrim();
+      if (rest.starts_with("array<"))
+        continue; // An attribute, as the generic form prints it: safe.
       if (!rest.consume_front("["))
         return true;
       rest = rest.ltrim();
