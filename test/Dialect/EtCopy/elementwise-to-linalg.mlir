@@ -36,3 +36,16 @@ func.func @choose(%c: i1, %a: tensor<4xf32, #etcopy.device<cuda:0>>,
   %t = arith.addf %f, %f : f32
   return %s, %t : tensor<4xf32, #etcopy.device<cuda:0>>, f32
 }
+
+// -----
+
+// A select on host tensors is host computation like any other, also when it
+// is the only one in the module (the pass then has something to convert).
+// CHECK-LABEL: func.func @only_host_select
+// CHECK: linalg.generic
+// CHECK: arith.select %{{.*}}, %{{.*}}, %{{.*}} : f32
+// CHECK-NOT: tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
+func.func @only_host_select(%c: i1, %a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {
+  %s = arith.select %c, %a, %b : tensor<4xf32>
+  return %s : tensor<4xf32>
+}

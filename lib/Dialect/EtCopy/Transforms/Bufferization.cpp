@@ -207,13 +207,16 @@ struct ElementwiseToLinalgPass
     ModuleOp module = getOperation();
     bool valid = true, hostCompute = false;
     module.walk([&](Operation *op) {
-      if (!computesOnTensors(op) || onlyChoosesBuffer(op))
+      if (!computesOnTensors(op))
         return;
       DeviceAttr device = getDeviceTensorPlacement(op);
+      // What the conversion below rewrites (a select on host tensors too).
       if (!device) {
         hostCompute |= !isa<linalg::LinalgOp>(op);
         return;
       }
+      if (onlyChoosesBuffer(op))
+        return;
       Type type = llvm::find_if(llvm::concat<Type>(op->getOperandTypes(),
                                                    op->getResultTypes()),
                                 [](Type t) {
