@@ -129,11 +129,14 @@ static bool hasMalformedLinalgDimensionList(llvm::StringRef text) {
       if (rest.consume_front("]"))
         continue;
       while (true) {
-        rest.consume_front("-");
-        size_t digits = rest.find_if_not(llvm::isDigit);
-        if (digits == 0)
+        size_t start = rest.starts_with("-") ? 1 : 0;
+        size_t end = std::min(rest.find_if_not(llvm::isDigit, start),
+                              rest.size());
+        int64_t value;
+        // Digits that do not fit in an i64 fail to parse too.
+        if (end == start || rest.take_front(end).getAsInteger(10, value))
           return true;
-        rest = rest.drop_front(std::min(digits, rest.size())).ltrim();
+        rest = rest.drop_front(end).ltrim();
         if (rest.consume_front("]"))
           break;
         if (!rest.consume_front(","))

@@ -130,11 +130,15 @@ struct LowerHostCodePass
       stage.pipeline.getDependentDialects(registry);
   }
 
-  LogicalResult initialize(MLIRContext *context) override;
   void runOnOperation() override;
 
 private:
   void buildStages();
+  void findExpandRoots();
+
+  /// The position of expand-strided-metadata, whose roots findExpandRoots
+  /// computes.
+  static constexpr size_t kExpandStage = 1;
 
   /// The position of convert-scf-to-cf, before which function-level scf.if
   /// ops become branches.
@@ -152,7 +156,8 @@ void LowerHostCodePass::buildStages() {
     return &stage;
   };
   add(createConvertLinalgToLoopsPass(), "linalg");
-  // Its roots are known once the context is (initialize).
+  // Its roots are known once the context is (findExpandRoots).
+  assert(stages.size() == kExpandStage && "stage order");
   add(memref::createExpandStridedMetadataPass(), "");
   add(createLowerAffinePass(), "affine");
   assert(stages.size() == kSCFStage && "stage order");
@@ -162,14 +167,16 @@ void LowerHostCodePass::buildStages() {
   add(createConvertMathToLibmPass(), "math");
 }
 
-LogicalResult LowerHostCodePass::initialize(MLIRContext *context) {
-  // expand-strided-metadata applies its patterns greedily: it has work when
-  // an op one of them is rooted at is present.
-  RewritePatternSet patterns(context);
+/// expand-strided-metadata applies its patterns greedily: it has work when
+/// an op one of them is rooted at is present. Computed when the pass runs
+/// (not in initialize), so that the clones a threaded pass manager makes
+/// have them too.
+void LowerHostCodePass::findExpandRoots() {
+  Stage &expand = stages[kExpandStage];
+  if (!expand.roots.empty() || expand.anyOp)
+    return;
+  RewritePatternSet patterns(&getContext());
   memref::populateExpandStridedMetadataPatterns(patterns);
-  Stage &expand = stages[1];
-  expand.roots.clear();
-  expand.anyOp = false;
   for (const std::unique_ptr<RewritePattern> &pattern :
        patterns.getNativePatterns()) {
     std::optional<OperationName> root = pattern->getRootKind();
@@ -178,10 +185,10 @@ LogicalResult LowerHostCodePass::initialize(MLIRContext *context) {
     else
       expand.anyOp = true;
   }
-  return success();
 }
 
 void LowerHostCodePass::runOnOperation() {
+  findExpandRoots();
   ModuleOp module = getOperation();
   std::optional<Contents> contents(std::in_place, module);
   bool changed = false;

@@ -152,6 +152,33 @@ func.func @host_call(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
+// Negative case: the ABI does not keep one call's results apart (here both
+// are the same buffer), so they are freed behind a run-time check, once.
+// CHECK-LABEL: func.func @same_buffer_twice
+// CHECK: %[[R:.*]]:2 = call @two
+// CHECK: %[[B0:[^,]*]], {{.*}} = memref.extract_strided_metadata %[[R]]#0
+// CHECK: %[[B1:[^,]*]], {{.*}} = memref.extract_strided_metadata %[[R]]#1
+// CHECK: call @dealloc_helper
+// CHECK: scf.if
+// CHECK-NEXT: memref.dealloc %[[B0]]
+// CHECK: scf.if
+// CHECK-NEXT: memref.dealloc %[[B1]]
+func.func private @two(%s: f32) -> (tensor<4xf32>, tensor<4xf32>) {
+  %e = tensor.empty() : tensor<4xf32>
+  %f = linalg.fill ins(%s : f32) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+  return %f, %f : tensor<4xf32>, tensor<4xf32>
+}
+func.func @same_buffer_twice(%s: f32) -> f32 {
+  %c0 = arith.constant 0 : index
+  %a, %b = call @two(%s) : (f32) -> (tensor<4xf32>, tensor<4xf32>)
+  %v = tensor.extract %a[%c0] : tensor<4xf32>
+  %w = tensor.extract %b[%c0] : tensor<4xf32>
+  %r = arith.addf %v, %w : f32
+  return %r : f32
+}
+
+// -----
+
 // Negative case: a value of unknown origin (here, which of two buffers an
 // scf.if yields) may alias the others, so they are freed behind upstream's
 // run-time pointer comparisons.

@@ -557,9 +557,11 @@ def EtCopyBufferize : Pass<"etcopy-bufferize", "::mlir::ModuleOp"> {
     function's by upstream's function boundary ABI, which the deallocation
     pass imposes on the functions it processes and assumes of declarations
     (a function returns buffers it owns, never one of its arguments, and
-    never owns its caller's buffers). Buffers of unknown origin (which of
-    two an `scf.if` or `arith.select` yields, a loop's iteration argument)
-    keep upstream's checks. Then `lower-deallocations`
+    never owns its caller's buffers); the ABI does not keep one call's
+    results apart, so those of a non-delegate call keep the check between
+    them. Buffers of unknown origin (which of two an `scf.if` or
+    `arith.select` yields, a loop's iteration argument) keep upstream's
+    checks. Then `lower-deallocations`
     and `convert-bufferization-to-memref`. Memref-level input that frees
     its buffers itself keeps doing so; a module that mixes tensors with
     `memref.dealloc` is an error (upstream's deallocation cannot handle

@@ -512,7 +512,9 @@ enum class Origin {
 /// ends with one dealloc of 1 500 buffers).
 struct SplitDistinctDeallocations
     : public OpRewritePattern<bufferization::DeallocOp> {
-  using OpRewritePattern::OpRewritePattern;
+  SplitDistinctDeallocations(MLIRContext *context,
+                             const DenseSet<StringAttr> &delegates)
+      : OpRewritePattern(context), delegates(delegates) {}
 
   LogicalResult matchAndRewrite(bufferization::DeallocOp dealloc,
                                 PatternRewriter &rewriter) const override {
@@ -593,18 +595,27 @@ struct SplitDistinctDeallocations
       return {value, isEntry ? Origin::Argument : Origin::Unknown};
     }
     Operation *producer = value.getDefiningOp();
-    // A delegate's result is fresh by the delegate contract; any other
-    // function's by upstream's function boundary ABI, which the deallocation
-    // pass imposes on every function it processes and assumes of
-    // declarations: a function returns buffers it owns (it clones one it
-    // does not own, such as an argument or a global), and no function owns
-    // its arguments, so no result aliases a buffer its caller holds.
-    if (isa<func::CallOp>(producer))
-      return {value, Origin::Fresh};
+    // A delegate's results are fresh and distinct from each other by the
+    // delegate contract. Any other function's are fresh by upstream's
+    // function boundary ABI, which the deallocation pass imposes on every
+    // function it processes and assumes of declarations: a function returns
+    // buffers it owns (it clones one it does not own, such as an argument or
+    // a global), and no function owns its arguments, so no result aliases a
+    // buffer its caller holds. The ABI does not keep one call's results
+    // apart, though (a function may return one buffer twice): they count as
+    // views of one buffer, so that they keep the run-time check between
+    // them.
+    if (auto call = dyn_cast<func::CallOp>(producer)) {
+      if (delegates.contains(call.getCalleeAttr().getAttr()))
+        return {value, Origin::Fresh};
+      return {call->getResult(0), Origin::Fresh};
+    }
     if (hasEffect<MemoryEffects::Allocate>(producer, value))
       return {value, Origin::Fresh};
     return {value, Origin::Unknown};
   }
+
+  const DenseSet<StringAttr> &delegates;
 };
 
 struct BufferizePass
@@ -804,8 +815,12 @@ void BufferizePass::runOnOperation() {
 
   if (failed(runPipeline(deallocate, module)))
     return signalPassFailure();
+  DenseSet<StringAttr> delegates;
+  for (auto function : module.getOps<func::FuncOp>())
+    if (getDelegateDevice(function))
+      delegates.insert(function.getSymNameAttr());
   RewritePatternSet patterns(&getContext());
-  patterns.add<SplitDistinctDeallocations>(&getContext());
+  patterns.add<SplitDistinctDeallocations>(&getContext(), delegates);
   if (failed(applyPatternsGreedily(module, std::move(patterns))) ||
       failed(runPipeline(lowerDeallocations, module)))
     return signalPassFailure();
