@@ -14,16 +14,7 @@ cd "$(dirname "$0")/.."
 utils/setup.sh
 BUILD_DIR=${ETCOPY_BUILD_DIR:-build}
 # The same probe as test/lit.cfg.py's cuda-gpu feature.
-if ! python3 - <<'PY'; then
-import ctypes, sys
-count = ctypes.c_int(0)
-try:
-    runtime = ctypes.CDLL("/usr/local/cuda/lib64/libcudart.so")
-except OSError:
-    sys.exit(1)
-sys.exit(0 if runtime.cudaGetDeviceCount(ctypes.byref(count)) == 0
-         and count.value > 0 else 1)
-PY
+if ! python3 utils/cuda-device-visible.py; then
   echo "run-gpu-tests: no CUDA device is visible here" >&2
   exit 1
 fi

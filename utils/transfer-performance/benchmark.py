@@ -46,6 +46,13 @@ STATS = re.compile(r"^etcopy-cuda-sim: stats: (?:([\w-]+): )?(.*)$")
 # Running one variant
 # ===----------------------------------------------------------------------=== #
 
+# MemRef1D, the C interface descriptor the harnesses share with the
+# execution tests' C delegates.
+DESCRIPTORS_INCLUDE = os.path.join(
+    os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(
+        __file__)))), "test", "Execution", "Inputs")
+
+
 @dataclass
 class Tools:
     etcopy_opt: List[str]
@@ -139,7 +146,8 @@ def run_variant(tools: Tools, name: str, mlir: str, c: str, options: str,
             f"translating {name}")
     checked([*tools.cc, "-O1", "-Wno-override-module", "-c", base + ".ll",
              "-o", base + ".o"], f"compiling {name}")
-    checked([*tools.cc, "-O1", f"-I{tools.cuda_sim_include}", base + ".c",
+    checked([*tools.cc, "-O1", f"-I{tools.cuda_sim_include}",
+             f"-I{DESCRIPTORS_INCLUDE}", base + ".c",
              base + ".o", "-o", base + ".exe", tools.cuda_sim,
              f"-Wl,-rpath,{os.path.dirname(os.path.abspath(tools.cuda_sim))}"],
             f"linking {name}")

@@ -55,14 +55,7 @@ C_PRELUDE = """\
 #include <time.h>
 
 #include "CudaRuntimeSubset.h"
-
-typedef struct {
-  float *allocated;
-  float *aligned;
-  int64_t offset;
-  int64_t sizes[1];
-  int64_t strides[1];
-} MemRef1D;
+#include "memref-descriptors.h"
 
 static void check(cudaError_t error, const char *call) {
   if (error != cudaSuccess) {

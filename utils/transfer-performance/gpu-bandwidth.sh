@@ -47,16 +47,7 @@ fi
 
 if ((!build_only)); then
   # The same probe as test/lit.cfg.py's cuda-gpu feature.
-  if ! python3 - "$CUDART" <<'PY'; then
-import ctypes, sys
-count = ctypes.c_int(0)
-try:
-    runtime = ctypes.CDLL(sys.argv[1])
-except OSError:
-    sys.exit(1)
-sys.exit(0 if runtime.cudaGetDeviceCount(ctypes.byref(count)) == 0
-         and count.value > 0 else 1)
-PY
+  if ! python3 utils/cuda-device-visible.py "$CUDART"; then
     echo "gpu-bandwidth: no CUDA device is visible here" >&2
     exit 1
   fi
@@ -79,7 +70,7 @@ for variant in pageable pinned; do
     | "$LLVM_BIN/mlir-translate" --mlir-to-llvmir -o "$work/$variant.ll"
   "$LLVM_BIN/clang" -O2 -Wno-override-module -c "$work/$variant.ll" \
     -o "$work/$variant.o"
-  "$LLVM_BIN/clang" -O2 "${defines[@]}" -Ilib/Runtime/CudaSim \
+  "$LLVM_BIN/clang" -O2 "${defines[@]}" -Ilib/Runtime/CudaSim -Itest/Execution/Inputs \
     "$work/large.c" "$work/$variant.o" -o "$work/$variant.exe" "$CUDART" \
     -Wl,-rpath,"$(dirname "$CUDART")"
 done
