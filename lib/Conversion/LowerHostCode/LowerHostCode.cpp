@@ -19,8 +19,8 @@
 #include "mlir/Dialect/MemRef/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinOps.h"
-#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringSet.h"
@@ -153,7 +153,6 @@ void LowerHostCodePass::buildStages() {
     Stage &stage = stages.emplace_back();
     stage.pipeline.addPass(std::move(pass));
     stage.dialect = dialect;
-    return &stage;
   };
   add(createConvertLinalgToLoopsPass(), "linalg");
   // Its roots are known once the context is (findExpandRoots).
