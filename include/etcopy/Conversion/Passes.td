@@ -159,8 +159,13 @@ def ConvertGPUToCUDARuntime
     explicit devices is a `cudaMemcpyPeerAsync`, after peer access has been
     enabled once per pair of devices where the devices allow it. With
     `pinned-host-memory`, host buffers that the function allocates, copies
-    to or from a device and frees itself are allocated with
-    `cudaMallocHost` and freed with `cudaFreeHost`.
+    to or from a device and frees itself are pinned memory: allocated with
+    `cudaMallocHost`, and returned by their frees to a cache of pinned
+    blocks that later allocations of the same size reuse (one per program,
+    released at exit; `ETCOPY_PINNED_HOST_CACHE_BYTES` bounds the idle
+    bytes, 1 GiB by default). Like `free()`, a free does not wait for the
+    device: the program has waited for the copies using the buffer, as
+    `convert-etcopy-to-gpu` makes it.
 
     The pass is linear in the size of the module, and the code it emits
     small: per op one call and its line number; constants, file names and

@@ -327,17 +327,144 @@ void __etcopy_free_managed(void *pointer, cudaStream_t stream,
         0);
 }
 
+/* Pinned host memory is cached: pinning is a system call that maps and
+ * locks pages (tens of microseconds), paid at every call of a function
+ * that stages its transfers in pinned buffers. A freed buffer goes back to
+ * the cache, and the next request of the same size takes it. Each block
+ * starts with a header of ETCOPY_PINNED_HEADER bytes, which keeps the
+ * buffer after it aligned to 256 bytes (the most a pinned memref.alloc may
+ * ask for) and records its size and its place in the idle lists.
+ *
+ * Like free(), __etcopy_free_host does not wait for the device: the program
+ * must have waited for the copies that use the buffer (convert-etcopy-to-gpu
+ * places that wait before every free of host memory a copy in flight uses).
+ *
+ * The state is one per program (external, emitted linkonce_odr), guarded by
+ * a spin lock held only to push or pop a block. Idle blocks are kept up to
+ * ETCOPY_PINNED_HOST_CACHE_BYTES bytes in all (environment variable, read
+ * at the first free; default 1 GiB, 0 disables the cache) and released at
+ * exit. */
+#define ETCOPY_PINNED_HEADER 256
+#define ETCOPY_PINNED_BINS 64
+#define ETCOPY_PINNED_DEFAULT_LIMIT (1ull << 30)
+
+typedef struct etcopy_pinned_block {
+  uint64_t bytes; /* What the buffer was requested with. */
+  struct etcopy_pinned_block *next; /* The next idle block of its bin. */
+} etcopy_pinned_block;
+
+typedef struct {
+  char lock;
+  char limitKnown;
+  uint64_t limit;
+  uint64_t idleBytes;
+  etcopy_pinned_block *bins[ETCOPY_PINNED_BINS];
+} etcopy_pinned_cache;
+
+etcopy_pinned_cache __etcopy_pinned_cache;
+
+static void lock_pinned_cache(void) {
+  while (__atomic_test_and_set(&__etcopy_pinned_cache.lock, __ATOMIC_ACQUIRE))
+    ;
+}
+
+static void unlock_pinned_cache(void) {
+  __atomic_clear(&__etcopy_pinned_cache.lock, __ATOMIC_RELEASE);
+}
+
+/* The idle list of blocks of `bytes` (and of the sizes that share its bin). */
+static etcopy_pinned_block **get_pinned_bin(uint64_t bytes) {
+  uint64_t hash = bytes * 0x9e3779b97f4a7c15ull;
+  return &__etcopy_pinned_cache.bins[hash >> 58];
+}
+
+/* Called with the lock held. */
+static uint64_t get_pinned_cache_limit(void) {
+  etcopy_pinned_cache *cache = &__etcopy_pinned_cache;
+  if (!cache->limitKnown) {
+    const char *text = getenv("ETCOPY_PINNED_HOST_CACHE_BYTES");
+    char *end = NULL;
+    unsigned long long value = text ? strtoull(text, &end, 10) : 0;
+    cache->limit = text && *text && end && !*end
+                       ? (uint64_t)value
+                       : ETCOPY_PINNED_DEFAULT_LIMIT;
+    cache->limitKnown = 1;
+  }
+  return cache->limit;
+}
+
 void *__etcopy_malloc_host(uint64_t bytes, ETCOPY_LOCATION) {
-  void *pointer = NULL;
-  check(cudaMallocHost(&pointer, bytes), ETCOPY_AT, "cudaMallocHost",
-        "allocate pinned host memory", bytes);
-  return pointer;
+  etcopy_pinned_block *block = NULL;
+  lock_pinned_cache();
+  for (etcopy_pinned_block **link = get_pinned_bin(bytes); *link;
+       link = &(*link)->next) {
+    if ((*link)->bytes == bytes) {
+      block = *link;
+      *link = block->next;
+      __etcopy_pinned_cache.idleBytes -= bytes + ETCOPY_PINNED_HEADER;
+      break;
+    }
+  }
+  unlock_pinned_cache();
+  if (!block) {
+    void *base = NULL;
+    if (!check(bytes > UINT64_MAX - ETCOPY_PINNED_HEADER
+                   ? cudaErrorMemoryAllocation
+                   : cudaMallocHost(&base, bytes + ETCOPY_PINNED_HEADER),
+               ETCOPY_AT, "cudaMallocHost", "allocate pinned host memory",
+               bytes))
+      return NULL;
+    block = (etcopy_pinned_block *)base;
+    block->bytes = bytes;
+  }
+  return (char *)block + ETCOPY_PINNED_HEADER;
 }
 
 void __etcopy_free_host(void *pointer, ETCOPY_LOCATION) {
-  /* cudaFreeHost waits for the device work that may still use the memory. */
-  check(cudaFreeHost(pointer), ETCOPY_AT, "cudaFreeHost",
-        "free pinned host memory", 0);
+  const char *what = "free pinned host memory";
+  if (!pointer) {
+    /* An allocation that failed, reported already: report the free too. */
+    check(cudaFreeHost(pointer), ETCOPY_AT, "cudaFreeHost", what, 0);
+    return;
+  }
+  etcopy_pinned_block *block =
+      (etcopy_pinned_block *)((char *)pointer - ETCOPY_PINNED_HEADER);
+  uint64_t blockBytes = block->bytes + ETCOPY_PINNED_HEADER;
+  lock_pinned_cache();
+  etcopy_pinned_cache *cache = &__etcopy_pinned_cache;
+  int keep = blockBytes <= get_pinned_cache_limit() - cache->idleBytes;
+  if (keep) {
+    etcopy_pinned_block **bin = get_pinned_bin(block->bytes);
+    block->next = *bin;
+    *bin = block;
+    cache->idleBytes += blockBytes;
+  }
+  unlock_pinned_cache();
+  if (!keep)
+    check(cudaFreeHost(block), ETCOPY_AT, "cudaFreeHost", what, 0);
+}
+
+/* Releases the idle pinned blocks at unload, as release_streams does the
+ * streams (and ignores failures for the same reasons). */
+__attribute__((destructor)) static void release_pinned_host_cache(void) {
+  lock_pinned_cache();
+  etcopy_pinned_block *idle = NULL;
+  for (int bin = 0; bin < ETCOPY_PINNED_BINS; ++bin) {
+    etcopy_pinned_block **link = &__etcopy_pinned_cache.bins[bin];
+    while (*link) {
+      etcopy_pinned_block *block = *link;
+      *link = block->next;
+      block->next = idle;
+      idle = block;
+    }
+  }
+  __etcopy_pinned_cache.idleBytes = 0;
+  unlock_pinned_cache();
+  while (idle) {
+    etcopy_pinned_block *next = idle->next;
+    (void)cudaFreeHost(idle);
+    idle = next;
+  }
 }
 
 /*===----------------------------------------------------------------------===*

@@ -4,16 +4,19 @@
 // RUN: etcopy-opt %s --convert-gpu-to-cuda-runtime --split-input-file \
 // RUN:   | FileCheck %s --check-prefix=PAGEABLE \
 // RUN:   --implicit-check-not=__etcopy_malloc_host \
-// RUN:   --implicit-check-not=__etcopy_free_host
+// RUN:   --implicit-check-not=__etcopy_free_host \
+// RUN:   --implicit-check-not=pinned_cache
 
 // With pinned-host-memory, a host buffer that the function allocates,
 // copies to or from a device and frees itself is pinned: cudaMallocHost
 // (at the allocation's location) instead of malloc, cudaFreeHost instead
-// of free. Host code reads and writes it as any host memory.
+// of free. Host code reads and writes it as any host memory. The support
+// functions keep freed blocks in a cache of pinned memory, one per program
+// (a linkonce_odr global), that a destructor releases.
 
 // CHECK-LABEL: llvm.func @staging(
 // CHECK: %[[BYTES:.*]] = llvm.mlir.constant(16 : i64) : i64
-// CHECK: %[[L_ALLOC:.*]] = llvm.mlir.constant([[# @LINE + 19]] : i32) : i32
+// CHECK: %[[L_ALLOC:.*]] = llvm.mlir.constant([[# @LINE + 23]] : i32) : i32
 // CHECK: %[[H:.*]] = llvm.call @__etcopy_malloc_host(%[[BYTES]], %{{[^,]+}}, %[[L_ALLOC]], %{{[^,]+}}) : (i64, !llvm.ptr, i32, i32) -> !llvm.ptr
 // CHECK: llvm.store %{{.*}}, %[[H]] : f32, !llvm.ptr
 // CHECK: llvm.call @__etcopy_memcpy(%{{[^,]+}}, %[[H]],
@@ -23,9 +26,13 @@
 // CHECK-NOT: @free
 // CHECK: llvm.return
 // CHECK-LABEL: llvm.func linkonce_odr @__etcopy_malloc_host(
+// CHECK: llvm.mlir.addressof @__etcopy_pinned_cache
 // CHECK: llvm.call @cudaMallocHost(
 // CHECK-LABEL: llvm.func linkonce_odr @__etcopy_free_host(
+// CHECK: llvm.mlir.addressof @__etcopy_pinned_cache
 // CHECK: llvm.call @cudaFreeHost(
+// CHECK: llvm.mlir.global linkonce_odr @__etcopy_pinned_cache()
+// CHECK: llvm.mlir.global_dtors dtors = [{{.*}}@__etcopy.release_pinned_host_cache]
 
 // PAGEABLE-LABEL: llvm.func @staging(
 // PAGEABLE: llvm.call @malloc(
