@@ -35,7 +35,8 @@ typedef enum EtCopyArenaOwnership {
   EtCopyArenaOwnershipCaller = 1
 } EtCopyArenaOwnership;
 
-/* The options of --etcopy-to-cuda (the host pipeline reads the first four).
+/* The options of --etcopy-to-cuda (the host pipeline reads the first four
+   and uploadGroupBytes).
    See docs/Pipeline.md. */
 typedef struct EtCopyPipelineOptions {
   bool placeCopies;
@@ -47,11 +48,12 @@ typedef struct EtCopyPipelineOptions {
   bool async;
   bool batchCopies;
   bool pinnedHostMemory;
+  uint64_t uploadGroupBytes;
 } EtCopyPipelineOptions;
 
-/* The defaults: the whole job (placement, transfer optimisation, planning
-   with function-owned arenas, async and batched copies), no skip flag, no
-   pinned host memory. */
+/* The defaults: the whole job (placement, transfer optimisation with
+   uploads grouped up to 1 MiB, planning with function-owned arenas, async
+   and batched copies), no skip flag, no pinned host memory. */
 MLIR_CAPI_EXPORTED EtCopyPipelineOptions etcopyPipelineOptionsGetDefault(void);
 
 /* Parses the textual form of --etcopy-to-cuda's options

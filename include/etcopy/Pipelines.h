@@ -17,6 +17,11 @@ namespace mlir {
 class OpPassManager;
 namespace etcopy {
 
+/// The default of the pipelines' upload-group-bytes: the host inputs of a
+/// step of a model (positions, masks, indices) fit, and grouping holds at
+/// most this much device memory longer per group.
+constexpr uint64_t kDefaultUploadGroupBytes = 1 << 20;
+
 /// The placement stages both pipelines share. A template so that each
 /// pipeline's options are one PassPipelineOptions struct.
 template <typename Derived>
@@ -45,6 +50,13 @@ struct PlacementPipelineOptions : public PassPipelineOptions<Derived> {
                      "before bufferization: remove every needless copy "
                      "(default: true)"),
       llvm::cl::init(true)};
+  ::mlir::detail::PassOptions::Option<uint64_t> uploadGroupBytes{
+      *this, "upload-group-bytes",
+      llvm::cl::desc("With optimize-transfers: move small uploads up to the "
+                     "previous upload to their device, at most this many "
+                     "bytes per group, so that they are issued in one batch "
+                     "(default: 1048576; 0: off)"),
+      llvm::cl::init(kDefaultUploadGroupBytes)};
 };
 
 /// Options of --etcopy-to-host.

@@ -123,6 +123,7 @@ EtCopyPipelineOptions etcopyPipelineOptionsGetDefault(void) {
       defaults.async,
       defaults.batchCopies,
       defaults.pinnedHostMemory,
+      defaults.uploadGroupBytes,
   };
 }
 
@@ -134,6 +135,7 @@ static void copyPlacementOptions(const EtCopyPipelineOptions &from,
   to.skipH2DForMethodInputs = from.skipH2DForMethodInputs;
   to.skipD2HForMethodOutputs = from.skipD2HForMethodOutputs;
   to.optimizeTransfers = from.optimizeTransfers;
+  to.uploadGroupBytes = from.uploadGroupBytes;
 }
 
 /// The C++ options of --etcopy-to-cuda with the values of `from`.
@@ -170,6 +172,7 @@ MlirLogicalResult etcopyPipelineOptionsParse(MlirStringRef text,
       parsed.async,
       parsed.batchCopies,
       parsed.pinnedHostMemory,
+      parsed.uploadGroupBytes,
   };
   return mlirLogicalResultSuccess();
 }

@@ -36,7 +36,9 @@ static void addTensorStages(OpPassManager &pm, const OptionsT &options) {
   // The canonicalizer folds copy round trips: part of the transfer
   // optimisation, so that optimize-transfers=false keeps every copy.
   if (options.optimizeTransfers) {
-    pm.addPass(createEtCopyOptimizeTransfers());
+    EtCopyOptimizeTransfersOptions transfers;
+    transfers.uploadGroupBytes = options.uploadGroupBytes;
+    pm.addPass(createEtCopyOptimizeTransfers(transfers));
     pm.addPass(createCanonicalizerPass());
   }
   // One-Shot Bufferize supports structured loops only: loops made of blocks
@@ -54,6 +56,9 @@ void etcopy::buildEtCopyToCUDAPipeline(OpPassManager &pm,
   if (options.planMemory) {
     EtCopyPlanDeviceMemoryOptions planning;
     planning.arenaOwnership = options.arenaOwnership;
+    // Pinning costs per allocation, whatever its size: with pinned host
+    // memory, a function's host buffers share one arena, pinned once.
+    planning.planHost = options.pinnedHostMemory;
     pm.addPass(createEtCopyPlanDeviceMemory(planning));
   }
   pm.addPass(createEtCopyExportSignatures());
@@ -93,6 +98,7 @@ void etcopy::buildEtCopyToHostPipeline(
   EtCopyHostPipelineOptions rest;
   rest.placeCopies = false;
   rest.optimizeTransfers = options.optimizeTransfers;
+  rest.uploadGroupBytes = options.uploadGroupBytes;
   addTensorStages(pm, rest);
   pm.addPass(createConvertEtCopyToHost());
   pm.addPass(createEtCopyExportSignatures());

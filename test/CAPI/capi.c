@@ -88,20 +88,22 @@ int main(void) {
   /* Options: the defaults, text over them, and a bad value. */
   EtCopyPipelineOptions options = etcopyPipelineOptionsGetDefault();
   printf("defaults: place=%d skip-h2d=%d skip-d2h=%d optimize=%d plan=%d "
-         "arenas=%d async=%d batch=%d pinned=%d\n",
+         "arenas=%d async=%d batch=%d pinned=%d upload-group=%llu\n",
          options.placeCopies, options.skipH2DForMethodInputs,
          options.skipD2HForMethodOutputs, options.optimizeTransfers,
          options.planMemory, options.arenaOwnership, options.async,
-         options.batchCopies, options.pinnedHostMemory);
+         options.batchCopies, options.pinnedHostMemory,
+         (unsigned long long)options.uploadGroupBytes);
   if (mlirLogicalResultIsFailure(etcopyPipelineOptionsParse(
           mlirStringRefCreateFromCString(
               "skip-h2d-for-method-inputs=true arena-ownership=caller "
-              "pinned-host-memory=true"),
+              "pinned-host-memory=true upload-group-bytes=4096"),
           &options, print, NULL)))
     return 4;
-  printf("parsed: skip-h2d=%d arenas=%d pinned=%d\n",
+  printf("parsed: skip-h2d=%d arenas=%d pinned=%d upload-group=%llu\n",
          options.skipH2DForMethodInputs, options.arenaOwnership,
-         options.pinnedHostMemory);
+         options.pinnedHostMemory,
+         (unsigned long long)options.uploadGroupBytes);
   EtCopyPipelineOptions unchanged = options;
   if (mlirLogicalResultIsSuccess(etcopyPipelineOptionsParse(
           mlirStringRefCreateFromCString("no-such-option=1"), &options, print,

@@ -79,10 +79,11 @@ func.func @add_then_sin(%a: tensor<2x2xf32>, %b: tensor<2x2xf32>) -> tensor<2x2x
 }
 
 // ExecuTorch: test_multiple_delegates_same_device, forward(a, b, c) =
-// add(sin(add(a, b)), c): host compute between two delegates.
-// TRACE-NEXT: cudaMemcpyBatchAsync(2 copies, 32 bytes, 1 attribute(s), stream={{.*}}) [h2d_pageable 2]
+// add(sin(add(a, b)), c): host compute between two delegates. The upload
+// of c joins those of a and b (upload-group-bytes): one batch of three.
+// TRACE-NEXT: cudaMemcpyBatchAsync(3 copies, 48 bytes, 1 attribute(s), stream={{.*}}) [h2d_pageable 3]
 // TRACE-NEXT: cudaMemcpyAsync({{.*}}, 16 bytes, DeviceToHost,
-// TRACE-NEXT: cudaMemcpyBatchAsync(2 copies, 32 bytes, 1 attribute(s), stream={{.*}}) [h2d_pageable 2]
+// TRACE-NEXT: cudaMemcpyAsync({{.*}}, 16 bytes, HostToDevice,
 // TRACE-NEXT: cudaMemcpyAsync({{.*}}, 16 bytes, DeviceToHost,
 // CHECK-NEXT: sizes = [2, 2] strides = [2, 1] data =
 // CHECK-NEXT: {{\[\[}}10.9975, 20.8415],

@@ -66,6 +66,7 @@ static const char *const kOptionVariants[] = {
     "skip-d2h-for-method-outputs=true optimize-transfers=false}",
     "etcopy-propagate-device{skip-h2d-for-method-inputs=true "
     "skip-d2h-for-method-outputs=true}",
+    "etcopy-optimize-transfers{upload-group-bytes=64}",
     "etcopy-plan-device-memory{arena-ownership=caller plan-host=true}",
     "convert-etcopy-to-gpu{async=false memory-space=gpu}",
 };

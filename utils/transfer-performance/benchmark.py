@@ -323,10 +323,11 @@ def large_copies(tools: Tools, args, report: Report) -> None:
             pageable.get("copies", "h2d_pageable_bytes") == nbytes and
             pageable.get("copies", "d2h_pageable_bytes") == nbytes and
             pageable.get("copies", "pinned_bytes") == 0 and
-            pinned.get("entry-points", "cudaMallocHost") == 2 and
-            pinned.get("entry-points", "cudaFreeHost") == 2)
+            pinned.get("entry-points", "cudaMallocHost") == 1 and
+            pinned.get("entry-points", "cudaFreeHost") == 1)
         checks.append((f"{size(nbytes)}: both copies pinned with the "
-                       "option, pageable without it (2 `cudaMallocHost`, 2 "
+                       "option, pageable without it (the two buffers in "
+                       "one host arena: 1 `cudaMallocHost`, 1 "
                        "`cudaFreeHost`)", checks_hold))
         if nbytes == args.large_bytes:
             main_ratio = ratio(pageable, pinned)
@@ -350,26 +351,36 @@ class ChainVariant:
     hoisted: bool = False
 
 
+# ExecuTorch issues each upload at its delegate: upload-group-bytes=0 keeps
+# them there (etcopy-optimize-transfers sinks every copy to its user).
+PER_DELEGATE = "upload-group-bytes=0"
+
 CHAIN_ABLATION = [
     ChainVariant("ExecuTorch-style: plain delegates, a stream per call, "
-                 "pageable, unbatched", False, True, "batch-copies=false"),
-    ChainVariant("+ persistent streams", False, False, "batch-copies=false"),
+                 "pageable, unbatched, uploads at their delegates", False,
+                 True, f"batch-copies=false {PER_DELEGATE}"),
+    ChainVariant("+ persistent streams", False, False,
+                 f"batch-copies=false {PER_DELEGATE}"),
     ChainVariant("+ stream-ordered delegates", True, False,
-                 "batch-copies=false"),
-    ChainVariant("+ batched (etcopy's defaults)", True, False, ""),
+                 f"batch-copies=false {PER_DELEGATE}"),
+    ChainVariant("+ batched", True, False, PER_DELEGATE),
+    ChainVariant("+ uploads grouped (etcopy's defaults)", True, False, ""),
     ChainVariant("+ pinned (`pinned-host-memory=true`): etcopy as the issue "
                  "defines it", True, False, "pinned-host-memory=true"),
     ChainVariant("etcopy's defaults, uploads written before the first call",
                  True, False, "place-copies=false optimize-transfers=false",
                  hoisted=True),
 ]
+# The variant the issue's goal measures.
+CHAIN_GOAL = 5
 
 CHAIN_SWEEP = [
     ("ExecuTorch-style", CHAIN_ABLATION[0]),
-    ("etcopy, pinned", CHAIN_ABLATION[4]),
-    ("etcopy's defaults (pageable)", CHAIN_ABLATION[3]),
-    ("uploads hoisted, pageable", CHAIN_ABLATION[5]),
-    ("uploads hoisted, pinned",
+    ("etcopy's defaults (pageable)", CHAIN_ABLATION[4]),
+    ("etcopy, pinned", CHAIN_ABLATION[CHAIN_GOAL]),
+    ("uploads at their delegates, pinned",
+     ChainVariant("", True, False, f"{PER_DELEGATE} pinned-host-memory=true")),
+    ("uploads hoisted by hand, pinned",
      ChainVariant("", True, False, "place-copies=false "
                   "optimize-transfers=false pinned-host-memory=true",
                   hoisted=True)),
@@ -413,7 +424,7 @@ def chain_of_delegates(tools: Tools, args, report: Report) -> None:
                        "`cudaMallocHost` calls", "pinned bytes",
                        "pageable bytes", "modelled time", "speedup"], rows),
                "")
-    full = ratio(baseline, results[4])
+    full = ratio(baseline, results[CHAIN_GOAL])
     best = max(range(1, len(results)), key=lambda i: ratio(baseline,
                                                            results[i]))
     report.goal("c-speedup", "etcopy (stream-ordered, persistent, pinned, "
@@ -444,9 +455,13 @@ def chain_of_delegates(tools: Tools, args, report: Report) -> None:
                  f"delegate call ({L * r}); stream-ordered: at most 3 per "
                  f"method call ({3 * r})",
                  min(plain) >= L * r and max(ordered) <= 3 * r)
+    # Pinning pays back over calls (the first one pins, the cache serves
+    # the others), so the pinned variant is not checked against the one
+    # before it: at a few calls the first call's pinning dominates.
     report.check("each variant is faster than the one before it, up to "
-                 "batching", all(results[i].host_ns < results[i - 1].host_ns
-                                 for i in (1, 2, 3)))
+                 "grouped uploads",
+                 all(results[i].host_ns < results[i - 1].host_ns
+                     for i in range(1, CHAIN_GOAL)))
     report.add("")
 
     if not args.chain_sweep:

@@ -176,4 +176,5 @@ func.func @carry(%s0: !h, %n: index) -> !h {
 // YAML-NEXT:   - dead-copies-elided: '1'
 // YAML-NEXT:   - copies-hoisted: '3'
 // YAML-NEXT:   - copies-sunk: '1'
+// YAML-NEXT:   - uploads-grouped: '0'
 // YAML-NEXT: ...

@@ -180,6 +180,19 @@ def EtCopyOptimizeTransfers
       before its first user, into a branch when only that branch uses it,
       never into a loop.
 
+    With `upload-group-bytes=N` (the pipelines' default: 1 MiB), it then
+    groups uploads: an `etcopy.h2d` of a statically shaped tensor moves up
+    to just after the previous `etcopy.h2d` to the same device in its
+    block when its source is already defined there, as long as the uploads
+    moved into that group total at most N bytes. Sunk one per delegate,
+    the uploads of a chain's host inputs are separated by the calls; grouped,
+    they are one run of copies, which the CUDA lowering issues as one
+    `cudaMemcpyBatchAsync`. Moving an upload up holds its device buffer
+    longer, hence the bound. An upload that cannot join (its source is
+    computed later, it is too large or of dynamic size) starts the next
+    group of its device; an upload in a nested block never joins one of an
+    enclosing block.
+
     Copies between different devices (`cuda:0 -> host -> cuda:1`) are
     transfers: they are never merged or elided. Copies in a block
     unreachable from its region's entry stay where they are (only unused
@@ -231,14 +244,22 @@ def EtCopyOptimizeTransfers
     region's blocks are found once; moving a copy keeps the operation order
     of its block known; the dominator tree is walked only for users that the
     block of the first one does not dominate (see docs/CompileTime.md).
+    Grouping uploads is one more walk and O(1) per copy.
 
     Remarks (category `etcopy`, subcategory `etcopy-optimize-transfers`):
     `RoundTripElided`, `DuplicatesMerged`, `DeadCopyErased`,
-    `CopyHoisted`, `LoopStateCarried` and `CopySunk` (passed) for each
-    rewrite, `CopyKept` (missed) for each copy left in the module with the
+    `CopyHoisted`, `LoopStateCarried`, `CopySunk` and `UploadGrouped`
+    (passed) for each rewrite, `CopyKept` (missed) for each copy left in the module with the
     reason, and a `Summary` (analysis) with the counts of the statistics.
   }];
   let dependentDialects = ["::mlir::etcopy::EtCopyDialect"];
+  let options = [
+    Option<"uploadGroupBytes", "upload-group-bytes", "uint64_t",
+           /*default=*/"0",
+           "Move small uploads up to the previous upload to the same device "
+           "in their block, at most this many bytes per group, so that they "
+           "are issued in one batch (default: 0, off)">,
+  ];
   let statistics = [
     Statistic<"numRoundTripsElided", "round-trip-copies-elided",
               "Copies elided as part of a same-device round trip">,
@@ -252,6 +273,9 @@ def EtCopyOptimizeTransfers
               "across iterations in the copied type)">,
     Statistic<"numSunk", "copies-sunk",
               "Copies moved down to just before their first user">,
+    Statistic<"numGrouped", "uploads-grouped",
+              "Uploads moved up to the previous upload to their device, to "
+              "be batched with it">,
   ];
 }
 

@@ -16,11 +16,13 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/RegionGraphTraits.h"
+#include "mlir/Interfaces/DataLayoutInterfaces.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SCCIterator.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/ADT/SetVector.h"
 
 namespace mlir::etcopy {
@@ -313,6 +315,7 @@ private:
     uint64_t deadElided = 0;
     uint64_t hoisted = 0;
     uint64_t sunk = 0;
+    uint64_t grouped = 0;
   };
 
   // Each step takes the copies in program order (as the round found them)
@@ -324,6 +327,7 @@ private:
                        CopyPlacement &placement);
   bool carryLoopCopies(ArrayRef<scf::ForOp> loops);
   bool placeCopies(ArrayRef<Operation *> copies, CopyPlacement &placement);
+  bool groupUploads(ArrayRef<Operation *> copies, CopyPlacement &placement);
   void remarkKeptCopies(CopyPlacement &placement);
 
   Counters counters;
@@ -562,6 +566,73 @@ bool EtCopyOptimizeTransfersPass::placeCopies(ArrayRef<Operation *> copies,
   return changed;
 }
 
+/// The bytes of a statically shaped tensor, if its elements have a size.
+static std::optional<uint64_t> getStaticBytes(Type type, DataLayout &layout) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor || !tensor.hasStaticShape())
+    return std::nullopt;
+  Type element = tensor.getElementType();
+  if (!element.isIntOrIndexOrFloat() && !isa<ComplexType>(element))
+    return std::nullopt;
+  return llvm::SaturatingMultiply<uint64_t>(
+      tensor.getNumElements(), layout.getTypeSize(element).getFixedValue());
+}
+
+/// Moves each small upload up to the previous upload to the same device in
+/// its block when its source is already defined there, so that the uploads
+/// a block issues one by one (each sunk to its delegate) become one run of
+/// copies, which the CUDA lowering issues as one batch. A group takes at
+/// most `uploadGroupBytes` bytes of moved uploads: moving an upload up
+/// holds its device buffer longer. Runs once, after the rounds (whose
+/// sinking would undo it), in one pass over the copies.
+bool EtCopyOptimizeTransfersPass::groupUploads(ArrayRef<Operation *> copies,
+                                               CopyPlacement &placement) {
+  struct Group {
+    /// The last upload of the group: the next one goes after it.
+    Operation *last;
+    /// The bytes of the uploads moved into the group.
+    uint64_t bytes;
+  };
+  DenseMap<std::pair<Block *, DeviceAttr>, Group> groups;
+  DominanceInfo &domInfo = placement.getDominanceInfo();
+  DataLayout layout = DataLayout::closest(getOperation());
+  bool changed = false;
+  for (Operation *copy : copies) {
+    auto h2d = dyn_cast<H2DOp>(copy);
+    if (!h2d || !isSpeculatable(copy) || isUnreachableCopy(copy, placement))
+      continue;
+    DeviceAttr device = getPlacement(h2d.getResult().getType()).device;
+    if (!device)
+      continue;
+    auto [it, isFirst] = groups.try_emplace({copy->getBlock(), device},
+                                            Group{copy, 0});
+    if (isFirst)
+      continue;
+    Group &group = it->second;
+    std::optional<uint64_t> bytes =
+        getStaticBytes(h2d.getSource().getType(), layout);
+    if (!bytes || *bytes > uploadGroupBytes - group.bytes ||
+        !domInfo.properlyDominates(h2d.getSource(), group.last)) {
+      group = Group{copy, 0};
+      continue;
+    }
+    Operation *point = group.last->getNextNode();
+    group.last = copy;
+    if (copy == point)
+      continue;
+    group.bytes += *bytes;
+    ++counters.grouped;
+    if (InFlightRemark remark =
+            remarkPassed(copy, "UploadGrouped", getArgument()))
+      remark << describeCopy(copy) + " moved up to the previous upload to " +
+                    getPlaceName(h2d.getResult().getType()) +
+                    ", to be issued in one batch with it";
+    moveBefore(copy, point);
+    changed = true;
+  }
+  return changed;
+}
+
 void EtCopyOptimizeTransfersPass::runOnOperation() {
   // No step creates or changes blocks, so one dominance analysis serves
   // throughout. Each rewrite removes copies from loops or from the IR, moves
@@ -591,11 +662,16 @@ void EtCopyOptimizeTransfersPass::runOnOperation() {
     if (!changed)
       break;
   }
+  if (uploadGroupBytes != 0) {
+    collectCopiesAndLoops(getOperation(), copies, loops);
+    changedIR |= groupUploads(copies, placement);
+  }
   numRoundTripsElided += counters.roundTripsElided;
   numDuplicatesElided += counters.duplicatesElided;
   numDeadElided += counters.deadElided;
   numHoisted += counters.hoisted;
   numSunk += counters.sunk;
+  numGrouped += counters.grouped;
   if (getContext().getRemarkEngine()) {
     remarkKeptCopies(placement);
     remarkSummary(getOperation(), getArgument(),
@@ -603,7 +679,8 @@ void EtCopyOptimizeTransfersPass::runOnOperation() {
                    {"duplicate-copies-elided", counters.duplicatesElided},
                    {"dead-copies-elided", counters.deadElided},
                    {"copies-hoisted", counters.hoisted},
-                   {"copies-sunk", counters.sunk}});
+                   {"copies-sunk", counters.sunk},
+                   {"uploads-grouped", counters.grouped}});
   }
   // Nothing to verify again when nothing changed.
   if (!changedIR)
