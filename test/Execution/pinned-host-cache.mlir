@@ -20,6 +20,11 @@
 // RUN:   | env ETCOPY_CUDA_SIM_TRACE=1 ETCOPY_PINNED_HOST_CACHE_BYTES=272 %run_sim 2>&1 \
 // RUN:   | FileCheck %s --check-prefixes=CHECK,SMALL \
 // RUN:       --implicit-check-not='trace: cudaMallocHost' --implicit-check-not='trace: cudaFreeHost'
+// A failed pinning is reported at the allocation, with the bytes the
+// buffer asked for (the header not counted), after the first call's data.
+// RUN: etcopy-opt %s --etcopy-to-cuda="pinned-host-memory=true" \
+// RUN:   | env ETCOPY_CUDA_SIM_FAIL=host-alloc:2 not %run_sim 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=FAIL
 // RUN: etcopy-opt %s --etcopy-to-host | %run_host | FileCheck %s
 // RUN: %if cuda-gpu %{ etcopy-opt %s --etcopy-to-cuda="pinned-host-memory=true" | %run_gpu | FileCheck %s %}
 
@@ -63,6 +68,9 @@ func.func private @printMemrefF32(memref<*xf32>) attributes {llvm.emit_c_interfa
 func.func @stage(%n: index) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
+  // FAIL: data =
+  // FAIL-NEXT: [1,  2,  3,  4]
+  // FAIL: pinned-host-cache.mlir:[[# @LINE + 1]]:9: error: cudaMallocHost failed (allocate pinned host memory, 32 bytes): cudaErrorMemoryAllocation: out of memory
   %in = memref.alloc(%n) : memref<?xf32>
   %out = memref.alloc(%n) : memref<?xf32>
   scf.for %i = %c0 to %n step %c1 {

@@ -22,8 +22,8 @@
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SCCIterator.h"
 #include "llvm/ADT/STLExtras.h"
-#include "llvm/Support/MathExtras.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/Support/MathExtras.h"
 
 namespace mlir::etcopy {
 #define GEN_PASS_DEF_ETCOPYOPTIMIZETRANSFERS
