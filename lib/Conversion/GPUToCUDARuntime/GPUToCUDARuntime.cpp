@@ -50,6 +50,7 @@
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <deque>
 #include <map>
@@ -512,6 +513,20 @@ std::optional<int64_t> getStaticElementBytes(Type elementType,
   return bits / 8;
 }
 
+/// True when a buffer of `type` has a size in bytes that fits in int64_t,
+/// as its lowering computes it (its elements, times their size when that
+/// is known statically). Dynamic sizes are the program's to keep in range.
+bool hasRepresentableSize(MemRefType type, unsigned indexBitwidth) {
+  if (!type.hasStaticShape())
+    return true;
+  int64_t size = getStaticElementBytes(type.getElementType(), indexBitwidth)
+                     .value_or(1);
+  for (int64_t dim : type.getShape())
+    if (llvm::MulOverflow(size, dim, size))
+      return false;
+  return true;
+}
+
 /// The first file location in `loc`: its file, line and column.
 std::tuple<StringRef, unsigned, unsigned> getFileLocation(Location loc) {
   if (auto file = dyn_cast<FileLineColLoc>(loc))
@@ -945,6 +960,16 @@ LogicalResult validateAndCollect(ModuleOp module, SymbolTable &symbols,
   module.walk<WalkOrder::PreOrder>([&](Operation *op) {
     if (isa<gpu::GPUModuleOp>(op))
       return WalkResult::skip();
+    // A static size whose bytes overflow would wrap to a small allocation.
+    if (isa<gpu::AllocOp, memref::AllocOp, memref::AllocaOp>(op)) {
+      auto type = cast<MemRefType>(op->getResult(0).getType());
+      if (!hasRepresentableSize(type, indexBitwidth)) {
+        op->emitError("cannot allocate ")
+            << type << ": its size in bytes does not fit in 64 bits";
+        failed = true;
+        return WalkResult::advance();
+      }
+    }
     // Upstream's LLVM lowering of unranked memrefs reads the memory space
     // as an integer (and crashes on any other): reject them up front.
     for (Type type :

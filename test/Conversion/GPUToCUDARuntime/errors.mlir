@@ -142,3 +142,19 @@ llvm.func @stream_ordered_outside_func() {
   func.call @scale(%d) : (memref<4xf32, #etcopy.device<cuda:0>>) -> ()
   llvm.return
 }
+
+// -----
+
+// A static size whose bytes do not fit in 64 bits would wrap around to a
+// small allocation: device, host and stack buffers are rejected. The
+// largest size that fits is lowered.
+func.func @too_large() {
+  // expected-error @+1 {{cannot allocate 'memref<4611686018427387904xf32, #etcopy.device<cuda:0>>': its size in bytes does not fit in 64 bits}}
+  %d = gpu.alloc () : memref<4611686018427387904xf32, #etcopy.device<cuda:0>>
+  // expected-error @+1 {{cannot allocate 'memref<2305843009213693952x4xf32>': its size in bytes does not fit in 64 bits}}
+  %h = memref.alloc() : memref<2305843009213693952x4xf32>
+  // expected-error @+1 {{cannot allocate 'memref<1152921504606846976xi64>': its size in bytes does not fit in 64 bits}}
+  %s = memref.alloca() : memref<1152921504606846976xi64>
+  %fits = memref.alloc() : memref<1152921504606846975xi64>
+  return
+}
