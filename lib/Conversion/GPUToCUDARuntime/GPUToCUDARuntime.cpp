@@ -2107,12 +2107,123 @@ struct WaitLowering : public RuntimeOpLowering<gpu::WaitOp> {
 // Clean-up
 //===----------------------------------------------------------------------===//
 
-/// Folds reads of descriptor fields and constant address arithmetic that
-/// the conversion's patterns left behind, then erases dead pure ops, in
-/// `func`: one pass over its ops and one back.
-void foldAndEraseDeadOps(LLVM::LLVMFuncOp func) {
+/// The byte size `ptrtoint(getelementptr null[N])` computes, the
+/// conversion's idiom for sizeof(element) * N, if `op` is that idiom with a
+/// constant N, an integer or float element whose width is a power of two
+/// of at least 8 bits (so that its size in memory is its width, whatever
+/// the data layout), and a product that fits in the result type.
+static std::optional<APInt> getConstantByteOffset(LLVM::PtrToIntOp op) {
+  auto gep = op.getArg().getDefiningOp<LLVM::GEPOp>();
+  auto resultType = dyn_cast<IntegerType>(op.getType());
+  if (!gep || !resultType || !gep.getBase().getDefiningOp<LLVM::ZeroOp>() ||
+      !gep.getDynamicIndices().empty() ||
+      gep.getRawConstantIndices().size() != 1)
+    return std::nullopt;
+  int64_t count = gep.getRawConstantIndices().front();
+  Type element = gep.getElemType();
+  if (count < 0 || !isa<IntegerType, FloatType>(element))
+    return std::nullopt;
+  unsigned bits = element.getIntOrFloatBitWidth();
+  if (bits < 8 || !llvm::isPowerOf2_32(bits))
+    return std::nullopt;
+  APInt bytes = APInt(128, static_cast<uint64_t>(count)) * (bits / 8);
+  if (bytes.getActiveBits() >= resultType.getWidth())
+    return std::nullopt;
+  return bytes.trunc(resultType.getWidth());
+}
+
+/// The value of `op`, an integer add, sub, mul or urem without overflow
+/// flags, if its operands are constants (and a divisor is not zero): the
+/// LLVM dialect does not fold these, and the conversion's patterns compute
+/// padded allocation sizes with them.
+static std::optional<APInt> foldIntegerArithmetic(Operation &op) {
+  if (!isa<LLVM::AddOp, LLVM::SubOp, LLVM::MulOp, LLVM::URemOp>(op) ||
+      !isa<IntegerType>(op.getResult(0).getType()))
+    return std::nullopt;
+  if (auto flags = dyn_cast<LLVM::IntegerOverflowFlagsInterface>(op);
+      flags && flags.getOverflowFlags() != LLVM::IntegerOverflowFlags::none)
+    return std::nullopt;
+  APInt lhs, rhs;
+  if (!matchPattern(op.getOperand(0), m_ConstantInt(&lhs)) ||
+      !matchPattern(op.getOperand(1), m_ConstantInt(&rhs)))
+    return std::nullopt;
+  return TypeSwitch<Operation *, std::optional<APInt>>(&op)
+      .Case([&](LLVM::AddOp) { return lhs + rhs; })
+      .Case([&](LLVM::SubOp) { return lhs - rhs; })
+      .Case([&](LLVM::MulOp) { return lhs * rhs; })
+      .Case([&](LLVM::URemOp) -> std::optional<APInt> {
+        if (rhs.isZero())
+          return std::nullopt;
+        return lhs.urem(rhs);
+      })
+      .Default(std::nullopt);
+}
+
+/// Cleans up what the conversion's patterns leave behind in `func`, in one
+/// pass over its ops and one back, linear in its size:
+///  * reads of descriptor fields and constant address arithmetic fold;
+///  * the size idiom `ptrtoint(getelementptr null[N])` of a scalar element,
+///    and integer arithmetic on constants (the padding of a size to its
+///    alignment), become constants;
+///  * constants are made unique, as the canonicalizer does (though without
+///    moving those of the entry block, so that a call's location stays next
+///    to it): each pattern materialises the constants it needs where it
+///    needs them, so that one value would otherwise be printed, verified
+///    and translated once per use site;
+///  * dead pure ops are erased.
+void cleanUpFunction(LLVM::LLVMFuncOp func) {
+  if (func.getBody().empty())
+    return;
+  Block &entry = func.getBody().front();
+  OpBuilder builder(func.getContext());
+  // Unique constants by op name, folded value and type; an integer value is
+  // keyed by its bits, so `16 : index` and `16 : i64` of type i64 are one.
+  using ConstantKey = std::tuple<OperationName, Attribute, Type>;
+  DenseMap<ConstantKey, Operation *> constants;
+  auto uniqueConstant = [&](Operation &op) {
+    Attribute value;
+    if (op.getNumOperands() != 0 || op.getNumResults() != 1 ||
+        op.getNumRegions() != 0 || !matchPattern(&op, m_Constant(&value)))
+      return;
+    Type type = op.getResult(0).getType();
+    if (auto integer = dyn_cast<IntegerAttr>(value);
+        integer && isa<IntegerType>(type))
+      value = IntegerAttr::get(type, integer.getValue());
+    auto [it, inserted] =
+        constants.try_emplace(ConstantKey{op.getName(), value, type}, &op);
+    if (!inserted) {
+      op.getResult(0).replaceAllUsesWith(it->second->getResult(0));
+      op.erase();
+      return;
+    }
+    // The first of its value dominates the rest where it is if it is in the
+    // entry block (which is visited first); from another block it moves to
+    // the end of the entry block, which dominates every block.
+    if (op.getBlock() != &entry)
+      op.moveBefore(entry.getTerminator());
+  };
+
   for (Block &block : func.getBody()) {
     for (Operation &op : llvm::make_early_inc_range(block)) {
+      if (op.hasTrait<OpTrait::ConstantLike>()) {
+        uniqueConstant(op);
+        continue;
+      }
+      std::optional<APInt> folded;
+      if (auto toInt = dyn_cast<LLVM::PtrToIntOp>(op))
+        folded = getConstantByteOffset(toInt);
+      else
+        folded = foldIntegerArithmetic(op);
+      if (folded) {
+        Type type = op.getResult(0).getType();
+        builder.setInsertionPoint(&op);
+        auto constant = LLVM::ConstantOp::create(
+            builder, op.getLoc(), type, IntegerAttr::get(type, *folded));
+        op.getResult(0).replaceAllUsesWith(constant.getResult());
+        op.erase();
+        uniqueConstant(*constant);
+        continue;
+      }
       if (!isa<LLVM::ExtractValueOp, LLVM::GEPOp>(op))
         continue;
       // A GEP first folds its constant operands in place, then may fold
@@ -2183,6 +2294,7 @@ void ConvertGPUToCUDARuntimePass::runOnOperation() {
   ModuleOp module = getOperation();
   MLIRContext *ctx = &getContext();
   LowerToLLVMOptions options(ctx, DataLayout(module));
+  options.allocLowering = LowerToLLVMOptions::AllocLowering::AlignedAlloc;
   LLVMTypeConverter converter(ctx, options);
   populateCUDARuntimeTypeConversions(converter);
 
@@ -2285,7 +2397,7 @@ void ConvertGPUToCUDARuntimePass::runOnOperation() {
     if (func && support.isSupportFunction(func.getName()))
       continue;
     if (func)
-      foldAndEraseDeadOps(func);
+      cleanUpFunction(func);
     op.walk<WalkOrder::PreOrder>([&](Operation *nested) {
       if (isa<gpu::GPUModuleOp>(nested))
         return WalkResult::skip();

@@ -35,7 +35,7 @@
 // CHECK: llvm.mlir.global_dtors dtors = [{{.*}}@__etcopy.release_pinned_host_cache]
 
 // PAGEABLE-LABEL: llvm.func @staging(
-// PAGEABLE: llvm.call @malloc(
+// PAGEABLE: llvm.call @aligned_alloc(
 // PAGEABLE: llvm.call @free(
 func.func @staging(%v: f32) -> f32 {
   %c0 = arith.constant 0 : index
@@ -89,7 +89,7 @@ func.func @host_arena(%out: memref<4xf32>) {
 // does not free. So does a buffer no copy to or from a device uses.
 
 // CHECK-LABEL: llvm.func @not_pinned(
-// CHECK-COUNT-4: llvm.call @malloc(
+// CHECK-COUNT-4: llvm.call @aligned_alloc(
 // CHECK-NOT: __etcopy_malloc_host
 // CHECK: llvm.call @free(
 // CHECK-NOT: __etcopy_free_host

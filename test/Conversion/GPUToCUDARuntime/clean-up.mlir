@@ -1,0 +1,71 @@
+// RUN: etcopy-opt %s --convert-gpu-to-cuda-runtime -split-input-file \
+// RUN:   | FileCheck %s
+
+// The clean-up after the conversion. Host buffers come from aligned_alloc
+// with their byte count as a constant: 16 x f32 is 64 bytes; 10 x f32 is 40,
+// padded to the alignment, 64. The size arithmetic the patterns emit folds,
+// nothing calls malloc or computes an aligned address, and each constant
+// value is one op: `64 : i64` serves as the size and the alignment of both
+// buffers, and the extents of the descriptors are not repeated.
+
+// CHECK-LABEL: llvm.func @static_sizes(
+// CHECK-SAME:    %[[C:.*]]: i1)
+// CHECK-DAG:   %[[C64:.*]] = llvm.mlir.constant(64 : i64) : i64
+// CHECK-DAG:   %[[C16:.*]] = llvm.mlir.constant(16 : index) : i64
+// CHECK:       %[[A:.*]] = llvm.call @aligned_alloc(%[[C64]], %[[C64]])
+// CHECK:       llvm.insertvalue %[[C16]], %{{.*}}[3, 0]
+// CHECK:       %[[B:.*]] = llvm.call @aligned_alloc(%[[C64]], %[[C64]])
+// A constant first needed in another block moves to the end of the entry
+// block, where it dominates both of its uses.
+// CHECK:       %[[C7:.*]] = llvm.mlir.constant(7 : index) : i64
+// CHECK:       llvm.cond_br %[[C]], ^bb1, ^bb2
+// CHECK:     ^bb1:
+// CHECK-NEXT:  llvm.call @use(%[[C7]])
+// CHECK:     ^bb2:
+// CHECK-NEXT:  llvm.call @use(%[[C7]])
+// CHECK-NOT:   llvm.mlir.constant
+// CHECK:       llvm.return
+// CHECK:       }
+// CHECK-NOT:   @malloc
+// CHECK-NOT:   llvm.urem
+// CHECK-NOT:   llvm.ptrtoint
+// CHECK-NOT:   llvm.mlir.constant(64 : i64)
+// CHECK-NOT:   llvm.mlir.constant(16 : index)
+// CHECK:       llvm.func @use(
+func.func @static_sizes(%c: i1) -> (memref<16xf32>, memref<10xf32>) {
+  %a = memref.alloc() {alignment = 64 : i64} : memref<16xf32>
+  %b = memref.alloc() {alignment = 64 : i64} : memref<10xf32>
+  cf.cond_br %c, ^bb1, ^bb2
+^bb1:
+  %seven = arith.constant 7 : index
+  func.call @use(%seven) : (index) -> ()
+  return %a, %b : memref<16xf32>, memref<10xf32>
+^bb2:
+  %seven2 = arith.constant 7 : index
+  func.call @use(%seven2) : (index) -> ()
+  return %a, %b : memref<16xf32>, memref<10xf32>
+}
+func.func private @use(index)
+
+// -----
+
+// Negative: an i24 takes 4 bytes in LLVM's layout but its bit width says 3,
+// so its size is left for LLVM to compute from the layout; so is a
+// dynamic size.
+
+// CHECK-LABEL: llvm.func @layout_dependent(
+// CHECK:         %[[END:.*]] = llvm.getelementptr %{{.*}}[3] : (!llvm.ptr) -> !llvm.ptr, i24
+// CHECK-NEXT:    %[[BYTES:.*]] = llvm.ptrtoint %[[END]] : !llvm.ptr to i64
+// CHECK:         %[[BUMPED:.*]] = llvm.add %[[BYTES]],
+// CHECK-NEXT:    %[[REM:.*]] = llvm.urem %[[BUMPED]],
+// CHECK-NEXT:    %[[PADDED:.*]] = llvm.sub %[[BUMPED]], %[[REM]]
+// CHECK-NEXT:    llvm.call @aligned_alloc(%{{.*}}, %[[PADDED]])
+// CHECK:         %[[DYN:.*]] = llvm.getelementptr %{{.*}}[%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+// CHECK-NEXT:    %[[DYNBYTES:.*]] = llvm.ptrtoint %[[DYN]] : !llvm.ptr to i64
+// CHECK:         llvm.add %[[DYNBYTES]],
+// CHECK:         llvm.call @aligned_alloc(
+func.func @layout_dependent(%n: index) -> (memref<3xi24>, memref<?xf32>) {
+  %a = memref.alloc() : memref<3xi24>
+  %b = memref.alloc(%n) {alignment = 64 : i64} : memref<?xf32>
+  return %a, %b : memref<3xi24>, memref<?xf32>
+}
