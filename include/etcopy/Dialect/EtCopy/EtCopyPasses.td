@@ -571,7 +571,20 @@ def EtCopyBufferize : Pass<"etcopy-bufferize", "::mlir::ModuleOp"> {
     its buffer), identity-layout function boundaries and
     `allow-return-allocs-from-loops`.
 
-    **Deallocation**, when the module had tensors: upstream's
+    **Deallocation**, when the module had tensors. When every function
+    body of the module is straight-line code whose buffers have a static
+    owner, the pass frees them itself: the body is one block; each buffer
+    in it is made by an op of that block (none is a block argument or a
+    result of a nested op); each is an allocation or a call's result (one
+    buffer result per non-delegate call), which the function owns, or a
+    view, an argument, a stack allocation or a global, which it does not;
+    every op that takes a buffer states its memory effects and frees none;
+    and the function returns only buffers it owns, each once. Each owned
+    buffer it does not return is then freed before the terminator, in the
+    order the buffers were made: what upstream's pipeline below ends with
+    on such code, without its ownership analysis, its
+    `bufferization.dealloc` ops, and the canonicalizer runs and CSE over
+    the whole module that lower them. Otherwise upstream's
     `ownership-based-buffer-deallocation` and its simplifications, then the
     contract's aliasing facts: a buffer that comes from an allocation or a
     call is distinct from every other allocation, call result and function
@@ -591,7 +604,8 @@ def EtCopyBufferize : Pass<"etcopy-bufferize", "::mlir::ModuleOp"> {
     `memref.dealloc` is an error (upstream's deallocation cannot handle
     both).
 
-    Each step is linear in the size of the module apart from upstream's
+    Each step is linear in the size of the module (the straight-line
+    deallocation is one walk of each function) apart from upstream's
     One-Shot analysis, which the contract keeps from growing with the
     length of a chain of delegate calls: read-only operands create no
     read-after-write conflicts to check.
@@ -622,11 +636,9 @@ def EtCopyBufferize : Pass<"etcopy-bufferize", "::mlir::ModuleOp"> {
       %b = call @scale(%d) : (memref<4xf32, #etcopy.device<cuda:0>>) -> memref<4xf32, #etcopy.device<cuda:0>>
       %h = memref.alloc() {alignment = 64 : i64} : memref<4xf32>
       etcopy.d2h %b, %h : memref<4xf32, #etcopy.device<cuda:0>> -> memref<4xf32>
-      %base_a, %offset_a, %size_a, %stride_a = memref.extract_strided_metadata %a : memref<4xf32, #etcopy.device<cuda:0>> -> memref<f32, #etcopy.device<cuda:0>>, index, index, index
-      %base_b, %offset_b, %size_b, %stride_b = memref.extract_strided_metadata %b : memref<4xf32, #etcopy.device<cuda:0>> -> memref<f32, #etcopy.device<cuda:0>>, index, index, index
       memref.dealloc %d : memref<4xf32, #etcopy.device<cuda:0>>
-      memref.dealloc %base_a : memref<f32, #etcopy.device<cuda:0>>
-      memref.dealloc %base_b : memref<f32, #etcopy.device<cuda:0>>
+      memref.dealloc %a : memref<4xf32, #etcopy.device<cuda:0>>
+      memref.dealloc %b : memref<4xf32, #etcopy.device<cuda:0>>
       return %h : memref<4xf32>
     }
     ```

@@ -763,6 +763,145 @@ static void forwardWhileStateWithoutCopies(ModuleOp module) {
   });
 }
 
+/// The buffers `function` must free, in the order they are created, if
+/// its deallocation is decided without upstream's ownership analysis: its
+/// body is one block, every buffer in it is created by an op in that block
+/// (no buffer is a block argument of a nested region or a result of a
+/// nested op), and each buffer is one of
+///  * a new allocation (`memref.alloc`) or a call's result, which the
+///    function owns: a delegate's results are fresh by the delegate
+///    contract, any other function's by the function boundary ABI (a call
+///    with one buffer result only, since the ABI lets a function return one
+///    buffer twice);
+///  * a view of another buffer, an argument, a stack allocation or a
+///    global, which it does not own;
+/// every op that takes a buffer states its memory effects and frees none,
+/// and the function returns only buffers it owns, each once. Then ownership
+/// is static, and upstream's deallocation pipeline (ownership-based
+/// deallocation, its simplification and lowering, with two canonicalizer
+/// runs and CSE over the whole module) would end with exactly this: each
+/// owned buffer that is not returned freed before the terminator, with no
+/// run-time check. Returns std::nullopt when any condition fails, so that
+/// upstream's pipeline decides. Linear in the size of the function.
+static std::optional<SmallVector<Value>>
+getStraightLineFrees(func::FuncOp function,
+                     const DenseSet<StringAttr> &delegates) {
+  if (!function.getBody().hasOneBlock())
+    return std::nullopt;
+  Block &body = function.getBody().front();
+  auto isBuffer = [](Type type) { return isa<BaseMemRefType>(type); };
+  auto hasBuffer = [&](TypeRange types) { return llvm::any_of(types, isBuffer); };
+
+  // Every op that takes a buffer says what it does with it and frees none;
+  // no buffer is created in a nested region.
+  WalkResult walk = function.getBody().walk([&](Operation *op) {
+    if (op->getBlock() != &body) {
+      for (Region &region : op->getRegions())
+        for (Block &block : region)
+          if (hasBuffer(block.getArgumentTypes()))
+            return WalkResult::interrupt();
+      if (hasBuffer(op->getResultTypes()))
+        return WalkResult::interrupt();
+    }
+    if (isa<BufferizationDialect>(op->getDialect()))
+      return WalkResult::interrupt();
+    if (!hasBuffer(op->getOperandTypes()) ||
+        isa<func::CallOp, func::ReturnOp, ViewLikeOpInterface>(op))
+      return WalkResult::advance();
+    if (op->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
+      return WalkResult::advance();
+    auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+    if (!effects || effects.hasEffect<MemoryEffects::Free>())
+      return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  if (walk.wasInterrupted())
+    return std::nullopt;
+  for (Region &region : function->getRegions())
+    for (Block &block : region)
+      for (BlockArgument argument : block.getArguments())
+        if (auto type = dyn_cast<BaseMemRefType>(argument.getType());
+            type && isBuffer(type.getElementType()))
+          return std::nullopt;
+
+  SmallVector<Value> owned;
+  for (Operation &op : body) {
+    if (!hasBuffer(op.getResultTypes()))
+      continue;
+    // A buffer of buffers could hand one out of the function unseen.
+    if (llvm::any_of(op.getResultTypes(), [&](Type type) {
+          auto buffer = dyn_cast<BaseMemRefType>(type);
+          return buffer && isBuffer(buffer.getElementType());
+        }))
+      return std::nullopt;
+    if (isa<memref::AllocOp>(op)) {
+      owned.push_back(op.getResult(0));
+      continue;
+    }
+    if (auto call = dyn_cast<func::CallOp>(op)) {
+      unsigned buffers = llvm::count_if(call.getResultTypes(), isBuffer);
+      if (buffers > 1 && !delegates.contains(call.getCalleeAttr().getAttr()))
+        return std::nullopt;
+      for (Value result : call.getResults())
+        if (isBuffer(result.getType()))
+          owned.push_back(result);
+      continue;
+    }
+    if (isa<memref::AllocaOp, memref::GetGlobalOp>(op))
+      continue;
+    auto view = dyn_cast<ViewLikeOpInterface>(op);
+    if (!view || op.getNumResults() != 1 ||
+        view.getViewDest() != op.getResult(0))
+      return std::nullopt;
+  }
+
+  // The function hands what it returns to its caller: each returned buffer
+  // must be one it owns, returned once.
+  DenseSet<Value> returned;
+  for (Value value : body.getTerminator()->getOperands()) {
+    if (!isBuffer(value.getType()))
+      continue;
+    if (!llvm::is_contained(owned, value) || !returned.insert(value).second)
+      return std::nullopt;
+  }
+  llvm::erase_if(owned, [&](Value value) { return returned.contains(value); });
+  return owned;
+}
+
+/// Frees the buffers of every function of `module` as
+/// getStraightLineFrees decides, if it decides for all of them; otherwise
+/// changes nothing and fails, so that upstream's deallocation pipeline runs
+/// on the module. All or nothing, since that pipeline runs on a whole
+/// module and rejects a module that frees buffers itself.
+static LogicalResult
+freeBuffersOfStraightLineFunctions(ModuleOp module,
+                                   const DenseSet<StringAttr> &delegates) {
+  SmallVector<std::pair<func::FuncOp, SmallVector<Value>>> frees;
+  for (Operation &op : *module.getBody()) {
+    if (auto function = dyn_cast<func::FuncOp>(op)) {
+      if (function.isExternal())
+        continue;
+      std::optional<SmallVector<Value>> buffers =
+          getStraightLineFrees(function, delegates);
+      if (!buffers)
+        return failure();
+      frees.emplace_back(function, std::move(*buffers));
+      continue;
+    }
+    // Other functions, or anything holding them, are upstream's to handle.
+    if (op.getNumRegions() != 0 || isa<FunctionOpInterface>(op))
+      return failure();
+  }
+  OpBuilder builder(module.getContext());
+  for (auto &[function, buffers] : frees) {
+    Operation *terminator = function.getBody().front().getTerminator();
+    builder.setInsertionPoint(terminator);
+    for (Value buffer : buffers)
+      memref::DeallocOp::create(builder, terminator->getLoc(), buffer);
+  }
+  return success();
+}
+
 /// Whether anything in `module` has a tensor operand, result or argument.
 static bool hasTensors(ModuleOp module) {
   auto isTensor = [](Type type) { return isa<TensorType>(type); };
@@ -813,12 +952,14 @@ void BufferizePass::runOnOperation() {
     return signalPassFailure();
   forwardWhileStateWithoutCopies(module);
 
-  if (failed(runPipeline(deallocate, module)))
-    return signalPassFailure();
   DenseSet<StringAttr> delegates;
   for (auto function : module.getOps<func::FuncOp>())
     if (getDelegateDevice(function))
       delegates.insert(function.getSymNameAttr());
+  if (succeeded(freeBuffersOfStraightLineFunctions(module, delegates)))
+    return;
+  if (failed(runPipeline(deallocate, module)))
+    return signalPassFailure();
   RewritePatternSet patterns(&getContext());
   patterns.add<SplitDistinctDeallocations>(&getContext(), delegates);
   if (failed(applyPatternsGreedily(module, std::move(patterns))) ||

@@ -1,0 +1,122 @@
+// RUN: etcopy-opt %s -split-input-file --etcopy-bufferize | FileCheck %s
+
+// etcopy-bufferize frees the buffers of straight-line code with static
+// owners itself, and leaves every other module to upstream's ownership-based
+// deallocation pipeline (whose traces here are the extract_strided_metadata
+// of a call result, a run-time alias check, or a clone).
+
+// Owned: allocations, a delegate's results (two of one call), a host
+// call's result; freed before the return in the order they were made. Not
+// owned, not freed: the argument, a view, a stack buffer. The returned
+// buffer is the caller's.
+// CHECK-LABEL: func.func @owners(
+// CHECK-SAME:    %[[X:.*]]: memref<4xf32>)
+// CHECK:         %[[D:.*]] = memref.alloc() {{.*}}: memref<4xf32, #etcopy.device<cuda:0>>
+// CHECK:         %[[P:.*]]:2 = call @pair(%[[D]])
+// CHECK:         %[[V:.*]] = memref.subview %[[P]]#0
+// CHECK:         %[[S:.*]] = memref.alloca() : memref<2xf32>
+// CHECK:         %[[H:.*]] = call @host() : () -> memref<4xf32>
+// CHECK:         %[[R:.*]] = memref.alloc() {{.*}}: memref<4xf32>
+// CHECK:         %[[KEPT:.*]] = memref.alloc() {{.*}}: memref<4xf32>
+// CHECK-NEXT:    etcopy.d2h %[[P]]#1, %[[KEPT]]
+// CHECK-NEXT:    memref.dealloc %[[D]]
+// CHECK-NEXT:    memref.dealloc %[[P]]#0
+// CHECK-NEXT:    memref.dealloc %[[P]]#1
+// CHECK-NEXT:    memref.dealloc %[[H]]
+// CHECK-NEXT:    memref.dealloc %[[R]]
+// CHECK-NEXT:    return %[[KEPT]]
+// CHECK-NOT:     memref.extract_strided_metadata
+// CHECK-NOT:     bufferization.
+func.func private @pair(tensor<4xf32, #etcopy.device<cuda:0>>) -> (tensor<4xf32, #etcopy.device<cuda:0>>, tensor<4xf32, #etcopy.device<cuda:0>>)
+    attributes {etcopy.device = #etcopy.device<cuda:0>}
+func.func private @host() -> tensor<4xf32>
+func.func private @use(tensor<2xf32, #etcopy.device<cuda:0>>, memref<2xf32>, tensor<4xf32>, tensor<4xf32>)
+func.func @owners(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %d = etcopy.h2d %x : tensor<4xf32> -> tensor<4xf32, #etcopy.device<cuda:0>>
+  %a, %b = func.call @pair(%d) : (tensor<4xf32, #etcopy.device<cuda:0>>) -> (tensor<4xf32, #etcopy.device<cuda:0>>, tensor<4xf32, #etcopy.device<cuda:0>>)
+  %v = tensor.extract_slice %a[0] [2] [1] : tensor<4xf32, #etcopy.device<cuda:0>> to tensor<2xf32, #etcopy.device<cuda:0>>
+  %s = memref.alloca() : memref<2xf32>
+  %h = func.call @host() : () -> tensor<4xf32>
+  %r = etcopy.d2h %a : tensor<4xf32, #etcopy.device<cuda:0>> -> tensor<4xf32>
+  func.call @use(%v, %s, %h, %r) : (tensor<2xf32, #etcopy.device<cuda:0>>, memref<2xf32>, tensor<4xf32>, tensor<4xf32>) -> ()
+  %kept = etcopy.d2h %b : tensor<4xf32, #etcopy.device<cuda:0>> -> tensor<4xf32>
+  return %kept : tensor<4xf32>
+}
+
+// -----
+
+// Upstream's pipeline: a host function may return one buffer twice (the
+// function boundary ABI does not say otherwise), so the two results of
+// @two keep a run-time alias check.
+// CHECK-LABEL: func.func @two_host_results(
+// CHECK:         memref.extract_strided_metadata
+// CHECK:         memref.extract_aligned_pointer_as_index
+// CHECK:         arith.cmpi
+func.func private @two() -> (tensor<4xf32>, tensor<4xf32>)
+func.func private @consume(tensor<4xf32>, tensor<4xf32>)
+func.func @two_host_results() {
+  %a, %b = func.call @two() : () -> (tensor<4xf32>, tensor<4xf32>)
+  func.call @consume(%a, %b) : (tensor<4xf32>, tensor<4xf32>) -> ()
+  return
+}
+
+// -----
+
+// Upstream's pipeline: the function returns its argument, which it does not
+// own, so upstream hands its caller a copy.
+// CHECK-LABEL: func.func @returns_argument(
+// CHECK-SAME:    %[[X:.*]]: memref<4xf32>
+// CHECK:         %[[COPY:.*]] = memref.alloc()
+// CHECK:         memref.copy %[[X]], %[[COPY]]
+// CHECK:         return %[[COPY]]
+func.func @returns_argument(%x: tensor<4xf32>) -> tensor<4xf32> {
+  return %x : tensor<4xf32>
+}
+
+// -----
+
+// Upstream's pipeline for the whole module: @branches has two blocks, and
+// the straight-line @simple is left to upstream too (all or nothing), as
+// the extract_strided_metadata of its call result shows.
+// CHECK-LABEL: func.func @simple(
+// CHECK:         %[[R:.*]] = call @produce()
+// CHECK:         %[[BASE:[a-z_0-9]+]], {{.*}} = memref.extract_strided_metadata %[[R]]
+// CHECK:         memref.dealloc %[[BASE]]
+// CHECK-LABEL: func.func @branches(
+func.func private @produce() -> tensor<4xf32>
+func.func private @consume(tensor<4xf32>)
+func.func @simple() {
+  %r = func.call @produce() : () -> tensor<4xf32>
+  func.call @consume(%r) : (tensor<4xf32>) -> ()
+  return
+}
+func.func @branches(%c: i1) {
+  %r = func.call @produce() : () -> tensor<4xf32>
+  cf.cond_br %c, ^bb1, ^bb2
+^bb1:
+  func.call @consume(%r) : (tensor<4xf32>) -> ()
+  return
+^bb2:
+  return
+}
+
+// -----
+
+// Upstream's pipeline: a buffer made in a nested region (the scf.if's
+// result) has no static owner.
+// CHECK-LABEL: func.func @nested(
+// CHECK:         scf.if
+// CHECK:         memref.extract_strided_metadata
+func.func private @produce() -> tensor<4xf32>
+func.func private @consume(tensor<4xf32>)
+func.func @nested(%c: i1) {
+  %r = scf.if %c -> tensor<4xf32> {
+    %a = func.call @produce() : () -> tensor<4xf32>
+    scf.yield %a : tensor<4xf32>
+  } else {
+    %b = func.call @produce() : () -> tensor<4xf32>
+    scf.yield %b : tensor<4xf32>
+  }
+  func.call @consume(%r) : (tensor<4xf32>) -> ()
+  return
+}
