@@ -169,7 +169,11 @@ def ConvertGPUToCUDARuntime
 
     The pass is linear in the size of the module, and the code it emits
     small: per op one call and its line number; constants, file names and
-    scratch slots are shared per function, messages per module.
+    scratch slots are shared per function (one op per constant value),
+    messages per module; host buffers come from `aligned_alloc`. It folds
+    the unrealized casts its patterns leave that cancel out, as
+    `reconcile-unrealized-casts` would, so that a pipeline needs no further
+    pass over the lowered module.
 
     Anything the pass cannot lower is a compile-time error.
   }];

@@ -2385,6 +2385,7 @@ void ConvertGPUToCUDARuntimePass::runOnOperation() {
   // survived, drop the etcopy discardable attributes (they have no meaning
   // in LLVM IR) and count the call sites of the runtime support.
   bool leftovers = false;
+  SmallVector<UnrealizedConversionCastOp> casts;
   DenseMap<Type, bool> unlowered;
   auto isUnlowered = [&](Type type) {
     auto [it, inserted] = unlowered.try_emplace(type);
@@ -2410,8 +2411,10 @@ void ConvertGPUToCUDARuntimePass::runOnOperation() {
           ++numRuntimeCalls;
         return WalkResult::advance();
       }
-      if (isa<UnrealizedConversionCastOp>(nested))
+      if (auto cast = dyn_cast<UnrealizedConversionCastOp>(nested)) {
+        casts.push_back(cast);
         return WalkResult::advance();
+      }
       for (Type type : llvm::concat<Type>(nested->getOperandTypes(),
                                           nested->getResultTypes()))
         if (isUnlowered(type)) {
@@ -2425,5 +2428,10 @@ void ConvertGPUToCUDARuntimePass::runOnOperation() {
     });
   }
   if (leftovers)
-    signalPassFailure();
+    return signalPassFailure();
+  // The casts between the types of the conversion's patterns cancel out
+  // now that every op is converted: folding them here, as
+  // reconcile-unrealized-casts would, spares a pipeline a pass over (and a
+  // verification of) the whole module. Casts that do not cancel are left.
+  reconcileUnrealizedCasts(casts);
 }
