@@ -32,12 +32,11 @@ func.func private @callee(%x: memref<64xf32>) {
 // CHECK-LABEL: func.func @method
 // CHECK-SAME: (%[[ARENA0:.*]]: memref<256xi8, #etcopy.device<cuda:0>>, %[[ARENA1:.*]]: memref<256xi8, #etcopy.device<cuda:1>>, %[[X:.*]]: memref<64xf32>, %[[N:.*]]: index)
 // CHECK-SAME: etcopy.arenas = [{alignment = 256 : i64, device = #etcopy.device<cuda:0>, size = 256 : i64}, {alignment = 256 : i64, device = #etcopy.device<cuda:1>, size = 256 : i64}]
+// CHECK-NEXT: %[[OFF0:.*]] = arith.constant 0 : index
 // CHECK-NOT: memref.alloc
-// CHECK: memref.view %[[ARENA0]][%{{.*}}][] : memref<256xi8, #etcopy.device<cuda:0>> to memref<64xf32, #etcopy.device<cuda:0>>
-// CHECK: %[[OFF0:.*]] = arith.constant 0 : index
-// CHECK-NEXT: %[[CALL0:.*]] = memref.view %[[ARENA0]][%[[OFF0]]][] : memref<256xi8, #etcopy.device<cuda:0>> to memref<256xi8, #etcopy.device<cuda:0>>
-// CHECK-NEXT: %[[OFF1:.*]] = arith.constant 0 : index
-// CHECK-NEXT: %[[CALL1:.*]] = memref.view %[[ARENA1]][%[[OFF1]]][] : memref<256xi8, #etcopy.device<cuda:1>> to memref<256xi8, #etcopy.device<cuda:1>>
+// CHECK: memref.view %[[ARENA0]][%[[OFF0]]][] : memref<256xi8, #etcopy.device<cuda:0>> to memref<64xf32, #etcopy.device<cuda:0>>
+// CHECK: %[[CALL0:.*]] = memref.view %[[ARENA0]][%[[OFF0]]][] : memref<256xi8, #etcopy.device<cuda:0>> to memref<256xi8, #etcopy.device<cuda:0>>
+// CHECK-NEXT: %[[CALL1:.*]] = memref.view %[[ARENA1]][%[[OFF0]]][] : memref<256xi8, #etcopy.device<cuda:1>> to memref<256xi8, #etcopy.device<cuda:1>>
 // CHECK-NEXT: call @callee(%[[CALL0]], %[[CALL1]], %[[X]])
 // CHECK: call @callee(
 // CHECK: scf.for

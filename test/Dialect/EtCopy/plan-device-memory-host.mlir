@@ -10,13 +10,12 @@
 // CHECK-SAME: etcopy.arenas = [{alignment = 256 : i64, device = #etcopy.device<cpu>, size = 512 : i64}, {alignment = 256 : i64, device = #etcopy.device<cuda:0>, size = 256 : i64}]
 // CHECK-NEXT: %[[HOST:.*]] = memref.alloc() {alignment = 256 : i64} : memref<512xi8>
 // CHECK-NEXT: %[[DEVICE:.*]] = memref.alloc() {alignment = 256 : i64} : memref<256xi8, #etcopy.device<cuda:0>>
-// CHECK-NEXT: %[[OFF_D:.*]] = arith.constant 0 : index
+// CHECK-DAG: %[[OFF_D:.*]] = arith.constant 0 : index
+// CHECK-DAG: %[[OFF_CPU:.*]] = arith.constant 256 : index
 // CHECK-NEXT: %[[D:.*]] = memref.view %[[DEVICE]][%[[OFF_D]]][] : memref<256xi8, #etcopy.device<cuda:0>> to memref<64xf32, #etcopy.device<cuda:0>>
 // CHECK-NEXT: etcopy.h2d %[[X]], %[[D]]
-// CHECK-NEXT: %[[OFF_H:.*]] = arith.constant 0 : index
-// CHECK-NEXT: %[[H:.*]] = memref.view %[[HOST]][%[[OFF_H]]][] : memref<512xi8> to memref<64xf32>
+// CHECK-NEXT: %[[H:.*]] = memref.view %[[HOST]][%[[OFF_D]]][] : memref<512xi8> to memref<64xf32>
 // CHECK-NEXT: etcopy.d2h %[[D]], %[[H]]
-// CHECK-NEXT: %[[OFF_CPU:.*]] = arith.constant 256 : index
 // CHECK-NEXT: %[[CPU_VIEW:.*]] = memref.view %[[HOST]][%[[OFF_CPU]]][] : memref<512xi8> to memref<64xf32>
 // CHECK-NEXT: %[[CPU:.*]] = memref.memory_space_cast %[[CPU_VIEW]] : memref<64xf32> to memref<64xf32, #etcopy.device<cpu>>
 // CHECK-NEXT: memref.copy %[[H]], %[[CPU]]

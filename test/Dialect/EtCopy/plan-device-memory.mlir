@@ -14,14 +14,13 @@
 // CHECK-SAME: (%[[X:.*]]: memref<256xf32>, %[[Y:.*]]: memref<256xf32>)
 // CHECK-SAME: attributes {etcopy.arenas = [{alignment = 256 : i64, device = #etcopy.device<cuda:0>, size = 2048 : i64}]}
 // CHECK-NEXT: %[[ARENA:.*]] = memref.alloc() {alignment = 256 : i64} : memref<2048xi8, #etcopy.device<cuda:0>>
-// CHECK-NEXT: %[[OFF_A:.*]] = arith.constant 0 : index
+// CHECK-DAG: %[[OFF_A:.*]] = arith.constant 0 : index
+// CHECK-DAG: %[[OFF_B:.*]] = arith.constant 1024 : index
 // CHECK-NEXT: %[[A:.*]] = memref.view %[[ARENA]][%[[OFF_A]]][] : memref<2048xi8, #etcopy.device<cuda:0>> to memref<256xf32, #etcopy.device<cuda:0>>
 // CHECK-NEXT: etcopy.h2d %[[X]], %[[A]]
-// CHECK-NEXT: %[[OFF_B:.*]] = arith.constant 1024 : index
 // CHECK-NEXT: %[[B:.*]] = memref.view %[[ARENA]][%[[OFF_B]]][] : memref<2048xi8, #etcopy.device<cuda:0>> to memref<256xf32, #etcopy.device<cuda:0>>
 // CHECK-NEXT: memref.copy %[[A]], %[[B]]
-// CHECK-NEXT: %[[OFF_C:.*]] = arith.constant 0 : index
-// CHECK-NEXT: %[[C:.*]] = memref.view %[[ARENA]][%[[OFF_C]]][] : memref<2048xi8, #etcopy.device<cuda:0>> to memref<256xf32, #etcopy.device<cuda:0>>
+// CHECK-NEXT: %[[C:.*]] = memref.view %[[ARENA]][%[[OFF_A]]][] : memref<2048xi8, #etcopy.device<cuda:0>> to memref<256xf32, #etcopy.device<cuda:0>>
 // CHECK-NEXT: memref.copy %[[B]], %[[C]]
 // CHECK-NEXT: etcopy.d2h %[[C]], %[[Y]]
 // CHECK-NEXT: memref.dealloc %[[ARENA]] : memref<2048xi8, #etcopy.device<cuda:0>>
@@ -48,13 +47,12 @@ func.func @chain(%x: memref<256xf32>, %y: memref<256xf32>) {
 // CHECK-LABEL: func.func @fill_gap
 // CHECK-SAME: size = 2048 : i64
 // CHECK: %[[ARENA:.*]] = memref.alloc() {alignment = 256 : i64} : memref<2048xi8, #etcopy.device<cuda:0>>
-// CHECK: %[[OFF_A:.*]] = arith.constant 0 : index
+// CHECK-DAG: %[[OFF_A:.*]] = arith.constant 0 : index
+// CHECK-DAG: %[[OFF_B:.*]] = arith.constant 1024 : index
+// CHECK-DAG: %[[OFF_D:.*]] = arith.constant 512 : index
 // CHECK: memref.view %[[ARENA]][%[[OFF_A]]][] : {{.*}} to memref<256xf32, #etcopy.device<cuda:0>>
-// CHECK: %[[OFF_B:.*]] = arith.constant 1024 : index
 // CHECK: memref.view %[[ARENA]][%[[OFF_B]]][] : {{.*}} to memref<256xf32, #etcopy.device<cuda:0>>
-// CHECK: %[[OFF_C:.*]] = arith.constant 0 : index
-// CHECK: memref.view %[[ARENA]][%[[OFF_C]]][] : {{.*}} to memref<128xf32, #etcopy.device<cuda:0>>
-// CHECK: %[[OFF_D:.*]] = arith.constant 512 : index
+// CHECK: memref.view %[[ARENA]][%[[OFF_A]]][] : {{.*}} to memref<128xf32, #etcopy.device<cuda:0>>
 // CHECK: memref.view %[[ARENA]][%[[OFF_D]]][] : {{.*}} to memref<64xf32, #etcopy.device<cuda:0>>
 func.func @fill_gap(%i: index) {
   %a = memref.alloc() : memref<256xf32, #etcopy.device<cuda:0>>
@@ -80,12 +78,11 @@ func.func @fill_gap(%i: index) {
 // CHECK-LABEL: func.func @size_order_wins
 // CHECK-SAME: size = 2048 : i64
 // CHECK: %[[ARENA:.*]] = memref.alloc()
-// CHECK: %[[OFF_S:.*]] = arith.constant 1024 : index
+// CHECK-DAG: %[[OFF_S:.*]] = arith.constant 1024 : index
+// CHECK-DAG: %[[OFF_L1:.*]] = arith.constant 0 : index
 // CHECK: memref.view %[[ARENA]][%[[OFF_S]]][] : {{.*}} to memref<64xf32, #etcopy.device<cuda:0>>
-// CHECK: %[[OFF_L1:.*]] = arith.constant 0 : index
 // CHECK: memref.view %[[ARENA]][%[[OFF_L1]]][] : {{.*}} to memref<256xf32, #etcopy.device<cuda:0>>
-// CHECK: %[[OFF_L2:.*]] = arith.constant 1024 : index
-// CHECK: memref.view %[[ARENA]][%[[OFF_L2]]][] : {{.*}} to memref<256xf32, #etcopy.device<cuda:0>>
+// CHECK: memref.view %[[ARENA]][%[[OFF_S]]][] : {{.*}} to memref<256xf32, #etcopy.device<cuda:0>>
 func.func @size_order_wins(%i: index) {
   %s = memref.alloc() : memref<64xf32, #etcopy.device<cuda:0>>
   %l1 = memref.alloc() : memref<256xf32, #etcopy.device<cuda:0>>
@@ -107,13 +104,12 @@ func.func @size_order_wins(%i: index) {
 // CHECK-LABEL: func.func @program_order_wins
 // CHECK-SAME: size = 2048 : i64
 // CHECK: %[[ARENA:.*]] = memref.alloc()
-// CHECK: %[[OFF_A:.*]] = arith.constant 0 : index
+// CHECK-DAG: %[[OFF_A:.*]] = arith.constant 0 : index
+// CHECK-DAG: %[[OFF_D:.*]] = arith.constant 1024 : index
+// CHECK-DAG: %[[OFF_C:.*]] = arith.constant 768 : index
 // CHECK: memref.view %[[ARENA]][%[[OFF_A]]][] : {{.*}} to memref<256xf32, #etcopy.device<cuda:0>>
-// CHECK: %[[OFF_D:.*]] = arith.constant 1024 : index
 // CHECK: memref.view %[[ARENA]][%[[OFF_D]]][] : {{.*}} to memref<256xf32, #etcopy.device<cuda:0>>
-// CHECK: %[[OFF_B:.*]] = arith.constant 0 : index
-// CHECK: memref.view %[[ARENA]][%[[OFF_B]]][] : {{.*}} to memref<192xf32, #etcopy.device<cuda:0>>
-// CHECK: %[[OFF_C:.*]] = arith.constant 768 : index
+// CHECK: memref.view %[[ARENA]][%[[OFF_A]]][] : {{.*}} to memref<192xf32, #etcopy.device<cuda:0>>
 // CHECK: memref.view %[[ARENA]][%[[OFF_C]]][] : {{.*}} to memref<256xf32, #etcopy.device<cuda:0>>
 func.func @program_order_wins(%i: index) {
   %a = memref.alloc() : memref<256xf32, #etcopy.device<cuda:0>>
@@ -194,16 +190,15 @@ func.func @dynamic(%n: index) {
 // CHECK-LABEL: func.func @loop
 // CHECK-SAME: size = 2048 : i64
 // CHECK: %[[ARENA:.*]] = memref.alloc() {alignment = 256 : i64} : memref<2048xi8, #etcopy.device<cuda:0>>
+// CHECK-DAG: %[[OFF_S:.*]] = arith.constant 0 : index
+// CHECK-DAG: %[[OFF_T:.*]] = arith.constant 1024 : index
 // CHECK-NEXT: arith.constant 0 : index
 // CHECK-NEXT: arith.constant 1 : index
-// CHECK-NEXT: %[[OFF_S:.*]] = arith.constant 0 : index
 // CHECK-NEXT: %[[STATE:.*]] = memref.view %[[ARENA]][%[[OFF_S]]][]
 // CHECK: scf.for
-// CHECK-NEXT: %[[OFF_T:.*]] = arith.constant 1024 : index
 // CHECK-NEXT: %[[TMP:.*]] = memref.view %[[ARENA]][%[[OFF_T]]][]
 // CHECK-NEXT: memref.copy %[[STATE]], %[[TMP]]
-// CHECK-NEXT: %[[OFF_T2:.*]] = arith.constant 1024 : index
-// CHECK-NEXT: %[[TMP2:.*]] = memref.view %[[ARENA]][%[[OFF_T2]]][]
+// CHECK-NEXT: %[[TMP2:.*]] = memref.view %[[ARENA]][%[[OFF_T]]][]
 // CHECK-NEXT: memref.copy %[[STATE]], %[[TMP2]]
 // CHECK-NEXT: }
 // CHECK-NEXT: memref.dealloc %[[ARENA]]
@@ -234,20 +229,18 @@ func.func @loop(%n: index) {
 // CHECK-LABEL: func.func @nested
 // CHECK-SAME: size = 512 : i64
 // CHECK: %[[ARENA:.*]] = memref.alloc() {alignment = 256 : i64}
+// CHECK-DAG: %[[OFF_T:.*]] = arith.constant 0 : index
+// CHECK-DAG: %[[OFF_A:.*]] = arith.constant 256 : index
 // CHECK-NEXT: arith.constant 0 : index
 // CHECK-NEXT: arith.constant 1 : index
-// CHECK-NEXT: %[[OFF_T:.*]] = arith.constant 0 : index
 // CHECK-NEXT: memref.view %[[ARENA]][%[[OFF_T]]][]
 // CHECK: scf.for
 // CHECK: scf.if
-// CHECK-NEXT: %[[OFF_A:.*]] = arith.constant 256 : index
 // CHECK-NEXT: memref.view %[[ARENA]][%[[OFF_A]]][]
 // CHECK: } else {
-// CHECK-NEXT: %[[OFF_B:.*]] = arith.constant 256 : index
-// CHECK-NEXT: memref.view %[[ARENA]][%[[OFF_B]]][]
+// CHECK-NEXT: memref.view %[[ARENA]][%[[OFF_A]]][]
 // CHECK: scf.while
-// CHECK-NEXT: %[[OFF_C:.*]] = arith.constant 256 : index
-// CHECK-NEXT: memref.view %[[ARENA]][%[[OFF_C]]][]
+// CHECK-NEXT: memref.view %[[ARENA]][%[[OFF_A]]][]
 // CHECK: scf.for
 // CHECK-NEXT: %[[ESCAPED:.*]] = memref.alloc() : memref<4xf32, #etcopy.device<cuda:0>>
 // CHECK: scf.yield %[[ESCAPED]]

@@ -816,7 +816,20 @@ PlanDeviceMemoryPass::planFunction(func::FuncOp function, bool callerOwned) {
     }
   }
 
-  // The buffers become views.
+  // The buffers become views. Their offsets are constants made once per
+  // distinct offset, at entry (after the arenas), rather than once per
+  // buffer: a function of many buffers reuses a few offsets.
+  // (All made before any op is erased: the builder's insertion point is an
+  // op that may be a planned allocation.)
+  DenseMap<int64_t, Value> offsets;
+  OpBuilder offsetBuilder = OpBuilder::atBlockBegin(&entry);
+  if (!callerOwned && !arenas.empty())
+    offsetBuilder.setInsertionPointAfterValue(arenas.back().value);
+  for (Arena &arena : arenas)
+    for (PlannedBuffer &buffer : arena.buffers)
+      if (Value &offset = offsets[buffer.offset]; !offset)
+        offset = arith::ConstantIndexOp::create(
+            offsetBuilder, function.getLoc(), buffer.offset);
   for (Arena &arena : arenas) {
     for (PlannedBuffer &buffer : arena.buffers) {
       memref::AllocOp alloc = buffer.alloc;
@@ -828,8 +841,7 @@ PlanDeviceMemoryPass::planFunction(func::FuncOp function, bool callerOwned) {
       auto arenaType = cast<MemRefType>(arena.value.getType());
       MemRefType viewType =
           MemRefType::Builder(type).setMemorySpace(arenaType.getMemorySpace());
-      Value offset =
-          arith::ConstantIndexOp::create(builder, loc, buffer.offset);
+      Value offset = offsets.lookup(buffer.offset);
       Value view = memref::ViewOp::create(builder, loc, viewType, arena.value,
                                           offset, /*sizes=*/ValueRange());
       if (viewType != type)
