@@ -2161,7 +2161,8 @@ static std::optional<APInt> foldIntegerArithmetic(Operation &op) {
 
 /// Cleans up what the conversion's patterns leave behind in `func`, in one
 /// pass over its ops and one back, linear in its size:
-///  * reads of descriptor fields and constant address arithmetic fold;
+///  * reads of descriptor fields and constant address arithmetic fold, and
+///    a field read again in its block is not read twice;
 ///  * the size idiom `ptrtoint(getelementptr null[N])` of a scalar element,
 ///    and integer arithmetic on constants (the padding of a size to its
 ///    alignment), become constants;
@@ -2203,6 +2204,10 @@ void cleanUpFunction(LLVM::LLVMFuncOp func) {
       op.moveBefore(entry.getTerminator());
   };
 
+  // The reads of descriptor fields so far in the block, by container and
+  // position: the first dominates the rest of its block.
+  DenseMap<std::pair<Value, Attribute>, LLVM::ExtractValueOp>
+      fieldReads;
   for (Block &block : func.getBody()) {
     for (Operation &op : llvm::make_early_inc_range(block)) {
       if (op.hasTrait<OpTrait::ConstantLike>()) {
@@ -2228,6 +2233,7 @@ void cleanUpFunction(LLVM::LLVMFuncOp func) {
         continue;
       // A GEP first folds its constant operands in place, then may fold
       // away.
+      bool erased = false;
       for (int attempt = 0; attempt < 2; ++attempt) {
         SmallVector<OpFoldResult, 1> results;
         if (failed(op.fold(results)))
@@ -2237,10 +2243,23 @@ void cleanUpFunction(LLVM::LLVMFuncOp func) {
         if (auto value = dyn_cast<Value>(results.front())) {
           op.getResult(0).replaceAllUsesWith(value);
           op.erase();
+          erased = true;
         }
         break;
       }
+      // A field read twice in a block (a descriptor's pointer by a copy and
+      // by the free) is read once.
+      if (auto extract = dyn_cast<LLVM::ExtractValueOp>(op); !erased && extract) {
+        auto [it, inserted] = fieldReads.try_emplace(
+            {extract.getContainer(), Attribute(extract.getPositionAttr())},
+            extract);
+        if (!inserted) {
+          extract.replaceAllUsesWith(it->second.getResult());
+          extract.erase();
+        }
+      }
     }
+    fieldReads.clear();
   }
   for (Block &block : llvm::reverse(func.getBody()))
     for (Operation &op : llvm::make_early_inc_range(llvm::reverse(block)))

@@ -69,3 +69,24 @@ func.func @layout_dependent(%n: index) -> (memref<3xi24>, memref<?xf32>) {
   %b = memref.alloc(%n) {alignment = 64 : i64} : memref<?xf32>
   return %a, %b : memref<3xi24>, memref<?xf32>
 }
+
+// -----
+
+// A descriptor field read again in its block is read once: both copies use
+// one read of the returned buffer's aligned pointer.
+// CHECK-LABEL: llvm.func @reads_once(
+// CHECK:         %[[M:.*]] = llvm.call @make()
+// CHECK:         %[[ALIGNED:.*]] = llvm.extractvalue %[[M]][1]
+// CHECK:         llvm.call @__etcopy_memcpy(%{{[^,]+}}, %[[ALIGNED]],
+// CHECK-NOT:     llvm.extractvalue %[[M]][1]
+// CHECK:         llvm.call @__etcopy_memcpy(%{{[^,]+}}, %[[ALIGNED]],
+// CHECK:         llvm.return
+func.func private @make() -> memref<16xf32>
+func.func @reads_once(%d: memref<16xf32, #etcopy.device<cuda:0>>) {
+  %m = func.call @make() : () -> memref<16xf32>
+  %t0 = gpu.wait async
+  %t1 = gpu.memcpy async [%t0] %d, %m : memref<16xf32, #etcopy.device<cuda:0>>, memref<16xf32>
+  %t2 = gpu.memcpy async [%t1] %d, %m : memref<16xf32, #etcopy.device<cuda:0>>, memref<16xf32>
+  gpu.wait [%t2]
+  return
+}
