@@ -803,7 +803,7 @@ getStraightLineFrees(func::FuncOp function,
       if (hasBuffer(op->getResultTypes()))
         return WalkResult::interrupt();
     }
-    if (isa<BufferizationDialect>(op->getDialect()))
+    if (isa_and_nonnull<BufferizationDialect>(op->getDialect()))
       return WalkResult::interrupt();
     if (!hasBuffer(op->getOperandTypes()) ||
         isa<func::CallOp, func::ReturnOp, ViewLikeOpInterface>(op))
