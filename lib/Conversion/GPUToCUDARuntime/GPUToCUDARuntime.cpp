@@ -2249,7 +2249,9 @@ void cleanUpFunction(LLVM::LLVMFuncOp func) {
       }
       // A field read twice in a block (a descriptor's pointer by a copy and
       // by the free) is read once.
-      if (auto extract = dyn_cast<LLVM::ExtractValueOp>(op); !erased && extract) {
+      if (erased)
+        continue;
+      if (auto extract = dyn_cast<LLVM::ExtractValueOp>(op)) {
         auto [it, inserted] = fieldReads.try_emplace(
             {extract.getContainer(), Attribute(extract.getPositionAttr())},
             extract);
