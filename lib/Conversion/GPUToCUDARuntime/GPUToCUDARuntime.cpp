@@ -2188,7 +2188,7 @@ void cleanUpFunction(LLVM::LLVMFuncOp func) {
       return;
     Type type = op.getResult(0).getType();
     if (auto integer = dyn_cast<IntegerAttr>(value);
-        integer && isa<IntegerType>(type))
+        integer && integer.getType() != type && isa<IntegerType>(type))
       value = IntegerAttr::get(type, integer.getValue());
     auto [it, inserted] =
         constants.try_emplace(ConstantKey{op.getName(), value, type}, &op);
