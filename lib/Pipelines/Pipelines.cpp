@@ -12,9 +12,6 @@
 
 #include "etcopy/Conversion/Passes.h"
 #include "mlir/Conversion/ControlFlowToSCF/ControlFlowToSCF.h"
-#include "mlir/Conversion/ConvertToLLVM/ToLLVMPass.h"
-#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVMPass.h"
-#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
@@ -106,12 +103,9 @@ void etcopy::buildEtCopyToHostPipeline(
   // linalg (host glue), memref views, affine, scf and math to what the
   // LLVM conversion takes; only the stages the module needs run.
   pm.addPass(createEtCopyLowerHostCode());
-  // Functions and calls first: convert-func-to-llvm looks callees up in a
-  // symbol table, where convert-to-llvm's func patterns scan the module for
-  // each call (quadratic on a method calling thousands of delegates).
-  pm.addPass(createConvertFuncToLLVMPass());
-  pm.addPass(createConvertToLLVMPass());
-  pm.addPass(createReconcileUnrealizedCastsPass());
+  // Everything to LLVM in one conversion (calls resolved through a symbol
+  // table), cleaned up, casts folded.
+  pm.addPass(createEtCopyHostToLLVM());
   pm.addPass(createEtCopyFinalizeLLVM());
 }
 

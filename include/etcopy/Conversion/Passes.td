@@ -201,6 +201,28 @@ def ConvertGPUToCUDARuntime
   ];
 }
 
+def EtCopyHostToLLVM : Pass<"etcopy-host-to-llvm", "::mlir::ModuleOp"> {
+  let summary = "Lower a module without device work to the LLVM dialect in "
+                "one conversion";
+  let description = [{
+    The last stage of `--etcopy-to-host`: every op of the module becomes
+    the LLVM dialect in one dialect conversion, with `func`'s patterns
+    (calls resolved through a symbol table, so a method calling thousands
+    of functions costs one lookup per call) and each loaded dialect's
+    `ConvertToLLVMPatternInterface` patterns, as `convert-func-to-llvm`
+    followed by `convert-to-llvm` would. What the conversion leaves is then
+    cleaned up as in `convert-gpu-to-cuda-runtime`: one op per constant
+    value, sizes of scalar elements and their padding folded, a descriptor
+    field read once per block, dead ops erased, the casts that cancel out
+    folded (no `reconcile-unrealized-casts` needed). Host buffers come from
+    `aligned_alloc` and are freed with `free`.
+
+    Linear in the size of the module. An op no pattern lowers is left for
+    `etcopy-finalize-llvm` to report.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 def EtCopyLowerHostCode
     : Pass<"etcopy-lower-host-code", "::mlir::ModuleOp"> {
   let summary = "Lower the host code's linalg, views, affine, scf and math "

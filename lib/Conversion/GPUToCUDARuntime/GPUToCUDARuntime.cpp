@@ -23,6 +23,9 @@
 // Every step is linear in the size of the module: symbols are created per
 // distinct file and helper, never per op.
 //
+// etcopy-host-to-llvm is steps 3 and 4 alone, for modules without device
+// work.
+//
 //===----------------------------------------------------------------------===//
 
 #include "etcopy/Conversion/Passes.h"
@@ -57,6 +60,7 @@
 
 namespace mlir::etcopy {
 #define GEN_PASS_DEF_CONVERTGPUTOCUDARUNTIME
+#define GEN_PASS_DEF_ETCOPYHOSTTOLLVM
 #include "etcopy/Conversion/Passes.h.inc"
 } // namespace mlir::etcopy
 
@@ -2273,6 +2277,56 @@ void cleanUpFunction(LLVM::LLVMFuncOp func) {
 // Pass
 //===----------------------------------------------------------------------===//
 
+/// The patterns that lower everything but the gpu dialect to LLVM: func's
+/// with a symbol table (through the dialect interface, each call's lowering
+/// would look its callee up by a scan of the module, O(calls x functions)
+/// on a method calling thousands of delegates), and every other loaded
+/// dialect's ConvertToLLVMPatternInterface patterns (the gpu dialect's
+/// target the mgpu* wrappers, not the CUDA Runtime).
+void populateModuleToLLVMPatterns(ConversionTarget &target,
+                                  LLVMTypeConverter &converter,
+                                  SymbolTableCollection &symbolTables,
+                                  RewritePatternSet &patterns) {
+  populateFuncToLLVMConversionPatterns(converter, patterns, &symbolTables);
+  for (Dialect *dialect : converter.getContext().getLoadedDialects()) {
+    if (isa<func::FuncDialect, gpu::GPUDialect>(dialect))
+      continue;
+    if (auto *iface = dyn_cast<ConvertToLLVMPatternInterface>(dialect))
+      iface->populateConvertToLLVMConversionPatterns(target, converter,
+                                                     patterns);
+  }
+}
+
+/// The options of both passes' conversions: host buffers from
+/// aligned_alloc, which aligns them itself.
+LowerToLLVMOptions getLoweringOptions(ModuleOp module) {
+  LowerToLLVMOptions options(module.getContext(), DataLayout(module));
+  options.allocLowering = LowerToLLVMOptions::AllocLowering::AlignedAlloc;
+  return options;
+}
+
+struct EtCopyHostToLLVMPass
+    : public etcopy::impl::EtCopyHostToLLVMBase<EtCopyHostToLLVMPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    MLIRContext *ctx = &getContext();
+    LLVMTypeConverter converter(ctx, getLoweringOptions(module));
+    LLVMConversionTarget target(*ctx);
+    RewritePatternSet patterns(ctx);
+    SymbolTableCollection symbolTables;
+    populateModuleToLLVMPatterns(target, converter, symbolTables, patterns);
+    if (failed(applyPartialConversion(module, target, std::move(patterns))))
+      return signalPassFailure();
+    SmallVector<UnrealizedConversionCastOp> casts;
+    for (Operation &op : *module.getBody()) {
+      if (auto func = dyn_cast<LLVM::LLVMFuncOp>(op))
+        cleanUpFunction(func);
+      op.walk([&](UnrealizedConversionCastOp cast) { casts.push_back(cast); });
+    }
+    reconcileUnrealizedCasts(casts);
+  }
+};
+
 struct ConvertGPUToCUDARuntimePass
     : public etcopy::impl::ConvertGPUToCUDARuntimeBase<
           ConvertGPUToCUDARuntimePass> {
@@ -2314,9 +2368,7 @@ static bool mentionsUnloweredType(Type type) {
 void ConvertGPUToCUDARuntimePass::runOnOperation() {
   ModuleOp module = getOperation();
   MLIRContext *ctx = &getContext();
-  LowerToLLVMOptions options(ctx, DataLayout(module));
-  options.allocLowering = LowerToLLVMOptions::AllocLowering::AlignedAlloc;
-  LLVMTypeConverter converter(ctx, options);
+  LLVMTypeConverter converter(ctx, getLoweringOptions(module));
   populateCUDARuntimeTypeConversions(converter);
 
   SymbolTable symbols(module);
@@ -2378,21 +2430,8 @@ void ConvertGPUToCUDARuntimePass::runOnOperation() {
   target.markOpRecursivelyLegal<gpu::GPUModuleOp>();
 
   RewritePatternSet patterns(ctx);
-  // func's patterns with a symbol table: through the dialect interface,
-  // each call's lowering would look its callee up by a scan of the module,
-  // O(calls x functions) on a method calling thousands of delegates.
   SymbolTableCollection symbolTables;
-  populateFuncToLLVMConversionPatterns(converter, patterns, &symbolTables);
-  for (Dialect *dialect : ctx->getLoadedDialects()) {
-    if (isa<func::FuncDialect>(dialect))
-      continue;
-    // The gpu dialect's own LLVM patterns target the mgpu* wrappers.
-    if (isa<gpu::GPUDialect>(dialect))
-      continue;
-    if (auto *iface = dyn_cast<ConvertToLLVMPatternInterface>(dialect))
-      iface->populateConvertToLLVMConversionPatterns(target, converter,
-                                                     patterns);
-  }
+  populateModuleToLLVMPatterns(target, converter, symbolTables, patterns);
   patterns.add<AllocLowering, DeallocLowering, MemcpyLowering, MemsetLowering,
                WaitLowering>(converter, support, plans, addressOnlyViews);
   // Before the memref dialect's own patterns, which call malloc and free.
