@@ -795,14 +795,12 @@ getStraightLineFrees(func::FuncOp function,
   // Every op that takes a buffer says what it does with it and frees none;
   // no buffer is created in a nested region.
   WalkResult walk = function.getBody().walk([&](Operation *op) {
-    if (op->getBlock() != &body) {
-      for (Region &region : op->getRegions())
-        for (Block &block : region)
-          if (hasBuffer(block.getArgumentTypes()))
-            return WalkResult::interrupt();
-      if (hasBuffer(op->getResultTypes()))
-        return WalkResult::interrupt();
-    }
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        if (hasBuffer(block.getArgumentTypes()))
+          return WalkResult::interrupt();
+    if (op->getBlock() != &body && hasBuffer(op->getResultTypes()))
+      return WalkResult::interrupt();
     if (isa_and_nonnull<BufferizationDialect>(op->getDialect()))
       return WalkResult::interrupt();
     if (!hasBuffer(op->getOperandTypes()) ||
@@ -858,13 +856,19 @@ getStraightLineFrees(func::FuncOp function,
   // The function hands what it returns to its caller: each returned buffer
   // must be one it owns, returned once.
   DenseSet<Value> returned;
-  for (Value value : body.getTerminator()->getOperands()) {
-    if (!isBuffer(value.getType()))
-      continue;
-    if (!llvm::is_contained(owned, value) || !returned.insert(value).second)
+  for (Value value : body.getTerminator()->getOperands())
+    if (isBuffer(value.getType()) && !returned.insert(value).second)
       return std::nullopt;
-  }
-  llvm::erase_if(owned, [&](Value value) { return returned.contains(value); });
+  if (returned.empty())
+    return owned;
+  unsigned ownedReturned = 0;
+  llvm::erase_if(owned, [&](Value value) {
+    bool isReturned = returned.contains(value);
+    ownedReturned += isReturned;
+    return isReturned;
+  });
+  if (ownedReturned != returned.size())
+    return std::nullopt;
   return owned;
 }
 
