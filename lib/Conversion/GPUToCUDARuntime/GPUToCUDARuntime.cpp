@@ -2113,10 +2113,10 @@ struct WaitLowering : public RuntimeOpLowering<gpu::WaitOp> {
 
 /// The byte size `ptrtoint(getelementptr null[N])` computes, the
 /// conversion's idiom for sizeof(element) * N, if `op` is that idiom with a
-/// constant N, an integer or float element whose width is a power of two
-/// of at least 8 bits (so that its size in memory is its width, whatever
-/// the data layout), and a product that fits in the result type.
-static std::optional<APInt> getConstantByteOffset(LLVM::PtrToIntOp op) {
+/// constant N, an element whose size getStaticElementBytes knows without
+/// the data layout, and a product that fits in the result type.
+static std::optional<APInt> getConstantByteOffset(LLVM::PtrToIntOp op,
+                                                  unsigned indexBitwidth) {
   auto gep = op.getArg().getDefiningOp<LLVM::GEPOp>();
   auto resultType = dyn_cast<IntegerType>(op.getType());
   if (!gep || !resultType || !gep.getBase().getDefiningOp<LLVM::ZeroOp>() ||
@@ -2124,13 +2124,12 @@ static std::optional<APInt> getConstantByteOffset(LLVM::PtrToIntOp op) {
       gep.getRawConstantIndices().size() != 1)
     return std::nullopt;
   int64_t count = gep.getRawConstantIndices().front();
-  Type element = gep.getElemType();
-  if (count < 0 || !isa<IntegerType, FloatType>(element))
+  std::optional<int64_t> elementBytes =
+      getStaticElementBytes(gep.getElemType(), indexBitwidth);
+  if (count < 0 || !elementBytes)
     return std::nullopt;
-  unsigned bits = element.getIntOrFloatBitWidth();
-  if (bits < 8 || !llvm::isPowerOf2_32(bits))
-    return std::nullopt;
-  APInt bytes = APInt(128, static_cast<uint64_t>(count)) * (bits / 8);
+  APInt bytes = APInt(128, static_cast<uint64_t>(count)) *
+                static_cast<uint64_t>(*elementBytes);
   if (bytes.getActiveBits() >= resultType.getWidth())
     return std::nullopt;
   return bytes.trunc(resultType.getWidth());
@@ -2167,7 +2166,8 @@ static std::optional<APInt> foldIntegerArithmetic(Operation &op) {
 /// pass over its ops and one back, linear in its size:
 ///  * reads of descriptor fields and constant address arithmetic fold, and
 ///    a field read again in its block is not read twice;
-///  * the size idiom `ptrtoint(getelementptr null[N])` of a scalar element,
+///  * the size idiom `ptrtoint(getelementptr null[N])` of an element of a
+///    known size,
 ///    and integer arithmetic on constants (the padding of a size to its
 ///    alignment), become constants;
 ///  * constants are made unique, as the canonicalizer does (though without
@@ -2176,7 +2176,7 @@ static std::optional<APInt> foldIntegerArithmetic(Operation &op) {
 ///    needs them, so that one value would otherwise be printed, verified
 ///    and translated once per use site;
 ///  * dead pure ops are erased.
-void cleanUpFunction(LLVM::LLVMFuncOp func) {
+void cleanUpFunction(LLVM::LLVMFuncOp func, unsigned indexBitwidth) {
   if (func.getBody().empty())
     return;
   Block &entry = func.getBody().front();
@@ -2220,7 +2220,7 @@ void cleanUpFunction(LLVM::LLVMFuncOp func) {
       }
       std::optional<APInt> folded;
       if (auto toInt = dyn_cast<LLVM::PtrToIntOp>(op))
-        folded = getConstantByteOffset(toInt);
+        folded = getConstantByteOffset(toInt, indexBitwidth);
       else
         folded = foldIntegerArithmetic(op);
       if (folded) {
@@ -2277,6 +2277,18 @@ void cleanUpFunction(LLVM::LLVMFuncOp func) {
 // Pass
 //===----------------------------------------------------------------------===//
 
+/// Folds the unrealized casts of `module` that cancel out, as
+/// reconcile-unrealized-casts would (once every op is converted, the casts
+/// between the patterns' types do), so that a pipeline needs no pass over
+/// (and verification of) the whole lowered module for it. Before the
+/// clean-up, which then sees the descriptors the casts hid. Casts that do
+/// not cancel are left.
+void reconcileCasts(ModuleOp module) {
+  SmallVector<UnrealizedConversionCastOp> casts;
+  module.walk([&](UnrealizedConversionCastOp cast) { casts.push_back(cast); });
+  reconcileUnrealizedCasts(casts);
+}
+
 /// The patterns that lower everything but the gpu dialect to LLVM: func's
 /// with a symbol table (through the dialect interface, each call's lowering
 /// would look its callee up by a scan of the module, O(calls x functions)
@@ -2317,13 +2329,9 @@ struct EtCopyHostToLLVMPass
     populateModuleToLLVMPatterns(target, converter, symbolTables, patterns);
     if (failed(applyPartialConversion(module, target, std::move(patterns))))
       return signalPassFailure();
-    SmallVector<UnrealizedConversionCastOp> casts;
-    for (Operation &op : *module.getBody()) {
-      if (auto func = dyn_cast<LLVM::LLVMFuncOp>(op))
-        cleanUpFunction(func);
-      op.walk([&](UnrealizedConversionCastOp cast) { casts.push_back(cast); });
-    }
-    reconcileUnrealizedCasts(casts);
+    reconcileCasts(module);
+    for (auto func : module.getOps<LLVM::LLVMFuncOp>())
+      cleanUpFunction(func, converter.getIndexTypeBitwidth());
   }
 };
 
@@ -2441,11 +2449,12 @@ void ConvertGPUToCUDARuntimePass::runOnOperation() {
     return signalPassFailure();
   support.emit();
 
-  // Fold what the patterns left, check that nothing etcopy- or token-typed
-  // survived, drop the etcopy discardable attributes (they have no meaning
-  // in LLVM IR) and count the call sites of the runtime support.
+  // Fold the casts and what the patterns left, check that nothing etcopy-
+  // or token-typed survived, drop the etcopy discardable attributes (they
+  // have no meaning in LLVM IR) and count the call sites of the runtime
+  // support.
+  reconcileCasts(module);
   bool leftovers = false;
-  SmallVector<UnrealizedConversionCastOp> casts;
   DenseMap<Type, bool> unlowered;
   auto isUnlowered = [&](Type type) {
     auto [it, inserted] = unlowered.try_emplace(type);
@@ -2458,7 +2467,7 @@ void ConvertGPUToCUDARuntimePass::runOnOperation() {
     if (func && support.isSupportFunction(func.getName()))
       continue;
     if (func)
-      cleanUpFunction(func);
+      cleanUpFunction(func, indexBitwidth);
     op.walk<WalkOrder::PreOrder>([&](Operation *nested) {
       if (isa<gpu::GPUModuleOp>(nested))
         return WalkResult::skip();
@@ -2471,10 +2480,8 @@ void ConvertGPUToCUDARuntimePass::runOnOperation() {
           ++numRuntimeCalls;
         return WalkResult::advance();
       }
-      if (auto cast = dyn_cast<UnrealizedConversionCastOp>(nested)) {
-        casts.push_back(cast);
+      if (isa<UnrealizedConversionCastOp>(nested))
         return WalkResult::advance();
-      }
       for (Type type : llvm::concat<Type>(nested->getOperandTypes(),
                                           nested->getResultTypes()))
         if (isUnlowered(type)) {
@@ -2488,10 +2495,5 @@ void ConvertGPUToCUDARuntimePass::runOnOperation() {
     });
   }
   if (leftovers)
-    return signalPassFailure();
-  // The casts between the types of the conversion's patterns cancel out
-  // now that every op is converted: folding them here, as
-  // reconcile-unrealized-casts would, spares a pipeline a pass over (and a
-  // verification of) the whole module. Casts that do not cancel are left.
-  reconcileUnrealizedCasts(casts);
+    signalPassFailure();
 }

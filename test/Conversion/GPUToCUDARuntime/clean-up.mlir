@@ -90,3 +90,49 @@ func.func @reads_once(%d: memref<16xf32, #etcopy.device<cuda:0>>) {
   gpu.wait [%t2]
   return
 }
+
+// -----
+
+// Casts that cancel out are folded before the clean-up, which then sees the
+// descriptor they hid: the call takes the arguments as they are, with no
+// descriptor built and read back, and no cast is left.
+// CHECK-LABEL: llvm.func @round_trip(
+// CHECK-SAME:    %[[A0:[^:]*]]: !llvm.ptr, %[[A1:[^:]*]]: !llvm.ptr, %[[A2:[^:]*]]: i64, %[[A3:[^:]*]]: i64, %[[A4:[^:]*]]: i64)
+// CHECK-NEXT:    llvm.call @use(%[[A0]], %[[A1]], %[[A2]], %[[A3]], %[[A4]])
+// CHECK-NEXT:    llvm.return
+func.func private @use(memref<4xf32>)
+func.func @round_trip(%m: memref<4xf32>) {
+  %a = builtin.unrealized_conversion_cast %m : memref<4xf32> to i64
+  %b = builtin.unrealized_conversion_cast %a : i64 to memref<4xf32>
+  func.call @use(%b) : (memref<4xf32>) -> ()
+  return
+}
+
+// -----
+
+// Integer arithmetic on constants folds, except what LLVM would not fold to
+// a constant alone: an add with overflow flags (it may be poison), a
+// remainder by zero. The clean-up applies to LLVM functions already in the
+// module too.
+// CHECK-LABEL: llvm.func @arithmetic(
+// CHECK-DAG:     %[[SIX:.*]] = llvm.mlir.constant(6 : i64) : i64
+// CHECK-DAG:     %[[FOUR:.*]] = llvm.mlir.constant(4 : i64) : i64
+// CHECK-DAG:     %[[ZERO:.*]] = llvm.mlir.constant(0 : i64) : i64
+// CHECK-DAG:     %[[TEN:.*]] = llvm.mlir.constant(10 : i64) : i64
+// CHECK-DAG:     %[[TWO:.*]] = llvm.mlir.constant(2 : i64) : i64
+// CHECK-DAG:     %[[FLAGGED:.*]] = llvm.add %[[SIX]], %[[FOUR]] overflow<nsw> : i64
+// CHECK-DAG:     %[[BYZERO:.*]] = llvm.urem %[[SIX]], %[[ZERO]] : i64
+// CHECK-NOT:     llvm.add %[[SIX]], %[[FOUR]] :
+// CHECK:         llvm.call @sink(%[[TEN]], %[[FLAGGED]], %[[TWO]], %[[BYZERO]])
+llvm.func @sink(i64, i64, i64, i64)
+llvm.func @arithmetic() {
+  %c6 = llvm.mlir.constant(6 : i64) : i64
+  %c4 = llvm.mlir.constant(4 : i64) : i64
+  %c0 = llvm.mlir.constant(0 : i64) : i64
+  %sum = llvm.add %c6, %c4 : i64
+  %flagged = llvm.add %c6, %c4 overflow<nsw> : i64
+  %rem = llvm.urem %c6, %c4 : i64
+  %byzero = llvm.urem %c6, %c0 : i64
+  llvm.call @sink(%sum, %flagged, %rem, %byzero) : (i64, i64, i64, i64) -> ()
+  llvm.return
+}
