@@ -218,7 +218,9 @@ def EtCopyHostToLLVM : Pass<"etcopy-host-to-llvm", "::mlir::ModuleOp"> {
     `aligned_alloc` and are freed with `free`.
 
     Linear in the size of the module. An op no pattern lowers is left for
-    `etcopy-finalize-llvm` to report.
+    `etcopy-finalize-llvm` to report. The pass shares its conversion set-up
+    and clean-up with `convert-gpu-to-cuda-runtime`, and its source file
+    (`lib/Conversion/GPUToCUDARuntime/GPUToCUDARuntime.cpp`).
   }];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }

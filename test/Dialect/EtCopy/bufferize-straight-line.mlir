@@ -120,3 +120,21 @@ func.func @nested(%c: i1) {
   func.call @consume(%r) : (tensor<4xf32>) -> ()
   return
 }
+
+// -----
+
+// Upstream's pipeline: a buffer of buffers could hand a buffer out of the
+// function where no use shows it, so ownership is not taken as static.
+// CHECK-LABEL: func.func @boxed(
+// CHECK:         %[[R:.*]] = call @produce()
+// CHECK:         %[[BASE:[a-z_0-9]+]], {{.*}} = memref.extract_strided_metadata %[[R]]
+// CHECK:         memref.dealloc %[[BASE]]
+func.func private @produce() -> tensor<4xf32>
+func.func @boxed() {
+  %r = func.call @produce() : () -> tensor<4xf32>
+  %box = memref.alloca() : memref<1xmemref<4xf32>>
+  %c0 = arith.constant 0 : index
+  %m = bufferization.to_buffer %r : tensor<4xf32> to memref<4xf32>
+  memref.store %m, %box[%c0] : memref<1xmemref<4xf32>>
+  return
+}
