@@ -1120,6 +1120,25 @@ LogicalResult validateAndCollect(ModuleOp module, SymbolTable &symbols,
 // Planning: streams per function, data per op.
 //===----------------------------------------------------------------------===//
 
+/// Reads field `position` of a descriptor. A descriptor that was just built
+/// from its parts (a chain of llvm.insertvalue, as the conversion's patterns
+/// build descriptors) is looked through: the part is used, no read is
+/// emitted.
+Value extractField(OpBuilder &builder, Location loc, Value descriptor,
+                   ArrayRef<int64_t> position) {
+  for (auto insert = descriptor.getDefiningOp<LLVM::InsertValueOp>(); insert;
+       insert = insert.getContainer().getDefiningOp<LLVM::InsertValueOp>()) {
+    ArrayRef<int64_t> inserted = insert.getPosition();
+    if (inserted == position)
+      return insert.getValue();
+    // The insertion overlaps the field without being it.
+    size_t common = std::min(inserted.size(), position.size());
+    if (inserted.take_front(common) == position.take_front(common))
+      break;
+  }
+  return LLVM::ExtractValueOp::create(builder, loc, descriptor, position);
+}
+
 /// Constant globals of the module that the lowered code refers to, one per
 /// distinct content.
 struct ModuleGlobals {
@@ -1152,6 +1171,21 @@ public:
   }
   Value getI64(OpBuilder &builder, int64_t value) {
     return getConstant(builder, builder.getI64Type(), value);
+  }
+
+  /// Field `position` of `descriptor`, read at most once per block: the
+  /// first read of a field in a block dominates the later ones, since the
+  /// patterns lower a block's ops in order (as `getLocation` relies on).
+  Value getField(OpBuilder &builder, Location loc, Value descriptor,
+                 ArrayRef<int64_t> position) {
+    assert(!position.empty() && position.size() <= 2 &&
+           "a descriptor field is at depth 1 or 2");
+    Value &field = fields[{builder.getInsertionBlock(), descriptor,
+                           position.front(),
+                           position.size() == 2 ? position.back() : -1}];
+    if (!field)
+      field = extractField(builder, loc, descriptor, position);
+    return field;
   }
 
   /// A pointer to a global holding the file name `file`.
@@ -1258,6 +1292,7 @@ private:
   DenseMap<std::pair<Type, unsigned>, Value> slots;
   DenseMap<Operation *, Value> addresses;
   DenseMap<std::pair<Block *, unsigned>, Value> lines;
+  DenseMap<std::tuple<Block *, Value, int64_t, int64_t>, Value> fields;
 };
 
 /// The streams of a function.
@@ -1618,25 +1653,6 @@ constexpr int64_t kAlignedPtrPosInMemRefDescriptor = 1;
 constexpr int64_t kOffsetPosInMemRefDescriptor = 2;
 constexpr int64_t kSizePosInMemRefDescriptor = 3;
 
-/// Reads field `position` of a descriptor. A descriptor that was just built
-/// from its parts (a chain of llvm.insertvalue, as the conversion's patterns
-/// build descriptors) is looked through: the part is used, no read is
-/// emitted.
-Value extractField(OpBuilder &builder, Location loc, Value descriptor,
-                   ArrayRef<int64_t> position) {
-  for (auto insert = descriptor.getDefiningOp<LLVM::InsertValueOp>(); insert;
-       insert = insert.getContainer().getDefiningOp<LLVM::InsertValueOp>()) {
-    ArrayRef<int64_t> inserted = insert.getPosition();
-    if (inserted == position)
-      return insert.getValue();
-    // The insertion overlaps the field without being it.
-    size_t common = std::min(inserted.size(), position.size());
-    if (inserted.take_front(common) == position.take_front(common))
-      break;
-  }
-  return LLVM::ExtractValueOp::create(builder, loc, descriptor, position);
-}
-
 template <typename OpTy>
 class RuntimeOpLowering : public ConvertOpToLLVMPattern<OpTy> {
 public:
@@ -1712,7 +1728,7 @@ protected:
     // A view of an arena: the arena's address plus the view's byte shift.
     if (auto view = memref.getDefiningOp<memref::ViewOp>();
         view && addressOnlyViews.contains(view)) {
-      Value base = extractField(
+      Value base = values.getField(
           rewriter, loc, rewriter.getRemappedValue(view.getSource()),
           ArrayRef<int64_t>{kAlignedPtrPosInMemRefDescriptor});
       Value shift = rewriter.getRemappedValue(view.getByteShift());
@@ -1725,8 +1741,8 @@ protected:
     if (!descriptor)
       descriptor = rewriter.getRemappedValue(memref);
     Value aligned =
-        extractField(rewriter, loc, descriptor,
-                     ArrayRef<int64_t>{kAlignedPtrPosInMemRefDescriptor});
+        values.getField(rewriter, loc, descriptor,
+                        ArrayRef<int64_t>{kAlignedPtrPosInMemRefDescriptor});
     SmallVector<int64_t> strides;
     int64_t offset;
     (void)getStridesAndOffset(type, strides, offset);
@@ -1734,8 +1750,8 @@ protected:
       return aligned;
     Value elementOffset =
         ShapedType::isDynamic(offset)
-            ? extractField(rewriter, loc, descriptor,
-                           ArrayRef<int64_t>{kOffsetPosInMemRefDescriptor})
+            ? values.getField(rewriter, loc, descriptor,
+                              ArrayRef<int64_t>{kOffsetPosInMemRefDescriptor})
             : values.getI64(rewriter, offset);
     return LLVM::GEPOp::create(
         rewriter, loc, this->getPtrType(),
@@ -1753,8 +1769,9 @@ protected:
     for (int64_t dim = 0, rank = type.getRank(); dim < rank; ++dim) {
       Value size =
           type.isDynamicDim(dim)
-              ? extractField(builder, loc, descriptor,
-                             ArrayRef<int64_t>{kSizePosInMemRefDescriptor, dim})
+              ? values.getField(
+                    builder, loc, descriptor,
+                    ArrayRef<int64_t>{kSizePosInMemRefDescriptor, dim})
               : values.getI64(builder, type.getDimSize(dim));
       count = count ? LLVM::MulOp::create(builder, loc, count, size) : size;
     }
@@ -1851,9 +1868,9 @@ struct DeallocLowering : public RuntimeOpLowering<gpu::DeallocOp> {
     const OpPlan &plan = getPlan(op);
     Location loc = op.getLoc();
     prepare(op, plan, adaptor.getAsyncDependencies(), rewriter);
-    Value pointer =
-        extractField(rewriter, loc, adaptor.getMemref(),
-                     ArrayRef<int64_t>{kAllocatedPtrPosInMemRefDescriptor});
+    Value pointer = getValues(plan).getField(
+        rewriter, loc, adaptor.getMemref(),
+        ArrayRef<int64_t>{kAllocatedPtrPosInMemRefDescriptor});
     auto alloc = op.getMemref().getDefiningOp<gpu::AllocOp>();
     bool managed = alloc && alloc.getHostShared();
     callSupport(rewriter, loc, plan,
@@ -2069,10 +2086,11 @@ struct PinnedDeallocLowering : public RuntimeOpLowering<memref::DeallocOp> {
                   ConversionPatternRewriter &rewriter) const override {
     if (!plans.contains(op))
       return rewriter.notifyMatchFailure(op, "not of a pinned buffer");
-    Value pointer =
-        extractField(rewriter, op.getLoc(), adaptor.getMemref(),
-                     ArrayRef<int64_t>{kAllocatedPtrPosInMemRefDescriptor});
-    callSupport(rewriter, op.getLoc(), getPlan(op), "__etcopy_free_host",
+    const OpPlan &plan = getPlan(op);
+    Value pointer = getValues(plan).getField(
+        rewriter, op.getLoc(), adaptor.getMemref(),
+        ArrayRef<int64_t>{kAllocatedPtrPosInMemRefDescriptor});
+    callSupport(rewriter, op.getLoc(), plan, "__etcopy_free_host",
                 pointer);
     rewriter.eraseOp(op);
     return success();
@@ -2397,6 +2415,10 @@ void ConvertGPUToCUDARuntimePass::runOnOperation() {
     return *values;
   };
   PlanMap plans;
+  size_t numRuntimeOps = 0;
+  for (auto &[func, ops] : work.runtimeOps)
+    numRuntimeOps += ops.size();
+  plans.reserve(numRuntimeOps);
   // Deque: op plans point at their function's plan.
   std::deque<FunctionPlan> functionPlans;
   DenseSet<Operation *> delegateCalls;
