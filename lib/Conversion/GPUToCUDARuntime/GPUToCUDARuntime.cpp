@@ -1217,15 +1217,16 @@ public:
 
   /// The file, line and column of `loc`: the last arguments of every
   /// support function. The line is a constant at `builder`'s insertion
-  /// point (shared with later ops of the block on the same line: locations
-  /// must be asked for in program order), the others are shared.
+  /// point (shared with the next ops of the block on the same line:
+  /// locations must be asked for in program order), the others are shared.
   SmallVector<Value, 3> getLocation(OpBuilder &builder, Location loc) {
     auto [file, line, column] = getFileLocation(loc);
-    Value &lineValue = lines[{builder.getInsertionBlock(), line}];
-    if (!lineValue)
-      lineValue = LLVM::ConstantOp::create(builder, loc, builder.getI32Type(),
-                                           static_cast<int64_t>(line));
-    return {getFile(builder, file), lineValue, getI32(builder, column)};
+    if (!lastLine.value || lastLine.block != builder.getInsertionBlock() ||
+        lastLine.line != line)
+      lastLine = {builder.getInsertionBlock(), line,
+                  LLVM::ConstantOp::create(builder, loc, builder.getI32Type(),
+                                           static_cast<int64_t>(line))};
+    return {getFile(builder, file), lastLine.value, getI32(builder, column)};
   }
 
   /// A stack slot for a value of `type` (`index` tells apart slots needed at
@@ -1291,7 +1292,13 @@ private:
   DenseMap<std::pair<Type, int64_t>, Value> constants;
   DenseMap<std::pair<Type, unsigned>, Value> slots;
   DenseMap<Operation *, Value> addresses;
-  DenseMap<std::pair<Block *, unsigned>, Value> lines;
+  /// The last line constant made, shared with the next ops of its block on
+  /// the same line (the clean-up unifies the rest).
+  struct {
+    Block *block = nullptr;
+    unsigned line = 0;
+    Value value;
+  } lastLine;
   DenseMap<std::tuple<Block *, Value, int64_t, int64_t>, Value> fields;
 };
 
@@ -1322,8 +1329,8 @@ struct OpPlan {
   /// Device to select before the op's calls, if any; -1 is the device that
   /// was current at the function's entry.
   std::optional<int64_t> switchToDevice;
-  /// The location arguments of the op's calls.
-  SmallVector<Value, 3> location;
+  /// The location arguments of the op's calls: file, line, column.
+  std::array<Value, 3> location;
   /// For a copy of a batch, the batch.
   const CopyBatch *batch = nullptr;
 };
@@ -1539,7 +1546,8 @@ int64_t planFunction(func::FuncOp func, ArrayRef<Operation *> runtimeOps,
     if (auto it = switches.find(op); it != switches.end())
       opPlan.switchToDevice = it->second;
     builder.setInsertionPoint(op);
-    opPlan.location = values.getLocation(builder, op->getLoc());
+    llvm::copy(values.getLocation(builder, op->getLoc()),
+               opPlan.location.begin());
   }
   if (batching)
     planBatches(runtimeOps, keyOf, plan, plans, *batching);
