@@ -1173,9 +1173,11 @@ public:
     return getConstant(builder, builder.getI64Type(), value);
   }
 
-  /// Field `position` of `descriptor`, read at most once per block: the
-  /// first read of a field in a block dominates the later ones, since the
-  /// patterns lower a block's ops in order (as `getLocation` relies on).
+  /// Field `position` of `descriptor`, read at most once per block. Only
+  /// for the patterns, during the conversion: the driver lowers a block's
+  /// ops in order and each pattern inserts before its op (or, for a batch,
+  /// before its last copy), so the first read of a field in a block
+  /// dominates the later ones.
   Value getField(OpBuilder &builder, Location loc, Value descriptor,
                  ArrayRef<int64_t> position) {
     assert(!position.empty() && position.size() <= 2 &&
@@ -1216,17 +1218,17 @@ public:
   }
 
   /// The file, line and column of `loc`: the last arguments of every
-  /// support function. The line is a constant at `builder`'s insertion
-  /// point (shared with the next ops of the block on the same line:
-  /// locations must be asked for in program order), the others are shared.
+  /// support function. The line is a new constant at `builder`'s insertion
+  /// point, so that it stays next to the call in the output; the clean-up
+  /// keeps the first of each value. (Locations are asked for out of program
+  /// order, e.g. for a delegate call after the copies that follow it, so a
+  /// line constant made for one op cannot be reused for the next op on the
+  /// same line.) The file and column are shared values.
   SmallVector<Value, 3> getLocation(OpBuilder &builder, Location loc) {
     auto [file, line, column] = getFileLocation(loc);
-    if (!lastLine.value || lastLine.block != builder.getInsertionBlock() ||
-        lastLine.line != line)
-      lastLine = {builder.getInsertionBlock(), line,
-                  LLVM::ConstantOp::create(builder, loc, builder.getI32Type(),
-                                           static_cast<int64_t>(line))};
-    return {getFile(builder, file), lastLine.value, getI32(builder, column)};
+    Value lineValue = LLVM::ConstantOp::create(
+        builder, loc, builder.getI32Type(), static_cast<int64_t>(line));
+    return {getFile(builder, file), lineValue, getI32(builder, column)};
   }
 
   /// A stack slot for a value of `type` (`index` tells apart slots needed at
@@ -1292,13 +1294,6 @@ private:
   DenseMap<std::pair<Type, int64_t>, Value> constants;
   DenseMap<std::pair<Type, unsigned>, Value> slots;
   DenseMap<Operation *, Value> addresses;
-  /// The last line constant made, shared with the next ops of its block on
-  /// the same line (the clean-up unifies the rest).
-  struct {
-    Block *block = nullptr;
-    unsigned line = 0;
-    Value value;
-  } lastLine;
   DenseMap<std::tuple<Block *, Value, int64_t, int64_t>, Value> fields;
 };
 

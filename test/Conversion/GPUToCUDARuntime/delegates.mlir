@@ -66,6 +66,27 @@ func.func @two_devices(%d0: memref<4xf32, #etcopy.device<cuda:0>>,
   return
 }
 
+// A delegate call and a copy on one source line (as a frontend emits many
+// ops per line): the device switch around the call is planned after the
+// copy, yet its line constant must come before the call; one constant then
+// serves both (without that, the enter call used the constant made for the
+// copy, after it, and the lowered function did not verify).
+// CHECK-LABEL: llvm.func @one_line
+// CHECK: %[[LINE:.*]] = llvm.mlir.constant(7 : i32) : i32
+// CHECK-NEXT: %[[PREVIOUS:.*]] = llvm.call @__etcopy_enter_device({{.*}}, %[[LINE]],
+// CHECK-NEXT: llvm.call @on1(
+// CHECK-NEXT: llvm.call @__etcopy_leave_device(%[[PREVIOUS]], {{.*}}, %[[LINE]],
+// CHECK-NEXT: llvm.call @__etcopy_memcpy({{.*}}, %[[LINE]],
+// CHECK-NOT: llvm.mlir.constant(7 : i32)
+// CHECK: llvm.return
+func.func @one_line(%d0: memref<4xf32, #etcopy.device<cuda:0>>,
+                    %d1: memref<4xf32, #etcopy.device<cuda:1>>,
+                    %h: memref<4xf32>) {
+  call @on1(%d1) : (memref<4xf32, #etcopy.device<cuda:1>>) -> () loc("model.py":7:3)
+  gpu.memcpy %d0, %h : memref<4xf32, #etcopy.device<cuda:0>>, memref<4xf32> loc("model.py":7:9)
+  return loc("model.py":7:20)
+}
+
 // The support functions: the previous device is read with cudaGetDevice
 // into a variable that holds the target device if the call fails; every
 // call is checked with the call site's location.
