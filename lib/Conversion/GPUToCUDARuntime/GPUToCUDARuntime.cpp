@@ -2593,7 +2593,10 @@ void ConvertGPUToCUDARuntimePass::runOnOperation() {
           ++numRuntimeCalls;
         return WalkResult::advance();
       }
-      if (isa<UnrealizedConversionCastOp>(nested))
+      // The LLVM dialect's ops only take LLVM types (their verifiers check
+      // it).
+      if (isa<UnrealizedConversionCastOp>(nested) ||
+          isa<LLVM::LLVMDialect>(nested->getDialect()))
         return WalkResult::advance();
       for (Type type : llvm::concat<Type>(nested->getOperandTypes(),
                                           nested->getResultTypes()))
