@@ -156,6 +156,31 @@ func.func @rank0_and_empty(%a: memref<f64>, %da: memref<f64, #etcopy.device<cuda
 
 // -----
 
+// The runtime ops are lowered in block order, which need not be dominance
+// order: the copy and the free come before the allocation they use.
+// CHECK-LABEL: llvm.func @blocks_out_of_order
+// CHECK:         llvm.br ^[[ALLOC:.*]]
+// CHECK:       ^{{.*}}:
+// CHECK-NEXT:    llvm.call @__etcopy_memcpy(%arg1, %[[DEVICE:[0-9]+]],
+// CHECK-NEXT:    llvm.call @__etcopy_free(%[[DEVICE]],
+// CHECK:       ^[[ALLOC]]:
+// CHECK-NEXT:    %[[DEVICE]] = llvm.call @__etcopy_malloc(
+// CHECK-NEXT:    llvm.br
+func.func @blocks_out_of_order(%host: memref<4xf32>) {
+  %t0 = gpu.wait async
+  cf.br ^allocate
+^use:
+  %t2 = gpu.memcpy async [%t1] %host, %device : memref<4xf32>, memref<4xf32, #etcopy.device<cuda:0>>
+  %t3 = gpu.dealloc async [%t2] %device : memref<4xf32, #etcopy.device<cuda:0>>
+  gpu.wait [%t3]
+  return
+^allocate:
+  %device, %t1 = gpu.alloc async [%t0] () : memref<4xf32, #etcopy.device<cuda:0>>
+  cf.br ^use
+}
+
+// -----
+
 // A function without gpu ops gets no stream, and a module without them no
 // runtime support.
 // CHECK-LABEL: llvm.func @no_device_work
