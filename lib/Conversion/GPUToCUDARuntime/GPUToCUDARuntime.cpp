@@ -2373,6 +2373,31 @@ void cleanUpFunction(LLVM::LLVMFuncOp func, unsigned indexBitwidth) {
 // Pass
 //===----------------------------------------------------------------------===//
 
+/// Folds the runtime ops in place, as the conversion driver would before
+/// lowering them: their folders take the static type behind a `memref.cast`
+/// operand, which makes a copy of a casted buffer one cudaMemcpyAsync rather
+/// than a strided copy. Before planning, so that batches and address-only
+/// views see the folded ops; casts left unused are erased.
+void foldRuntimeOps(ModuleWork &work) {
+  llvm::SetVector<Operation *> casts;
+  SmallVector<OpFoldResult> results;
+  for (auto &[func, ops] : work.runtimeOps)
+    for (Operation *op : ops) {
+      if (!isRuntimeOp(op))
+        continue;
+      for (Value operand : op->getOperands())
+        if (auto cast = operand.getDefiningOp<memref::CastOp>())
+          casts.insert(cast);
+      // Their folds are in place; one to values would leave the op as it
+      // is, and it is lowered as it is.
+      results.clear();
+      (void)op->fold(results);
+    }
+  for (Operation *cast : casts)
+    if (cast->use_empty())
+      cast->erase();
+}
+
 /// Folds the unrealized casts of `module` that cancel out, as
 /// reconcile-unrealized-casts would (once every op is converted, the casts
 /// between the patterns' types do), so that a pipeline needs no pass over
@@ -2481,6 +2506,7 @@ void ConvertGPUToCUDARuntimePass::runOnOperation() {
   if (failed(validateAndCollect(module, symbols, indexBitwidth,
                                 pinnedHostMemory, work)))
     return signalPassFailure();
+  foldRuntimeOps(work);
 
   RuntimeSupport support(module, symbols);
   ModuleGlobals globals;

@@ -156,6 +156,22 @@ func.func @rank0_and_empty(%a: memref<f64>, %da: memref<f64, #etcopy.device<cuda
 
 // -----
 
+// A copy between casts of static buffers is one cudaMemcpyAsync of the
+// static size, as between the buffers themselves: the casts fold into the
+// copy before it is planned.
+// CHECK-LABEL: llvm.func @casted_copy
+// CHECK:         %[[BYTES:.*]] = llvm.mlir.constant(16 : i64) : i64
+// CHECK:         llvm.call @__etcopy_memcpy(%{{.*}}, %{{.*}}, %[[BYTES]],
+// CHECK-NOT:     __etcopy_memcpy_strided
+func.func @casted_copy(%h: memref<4xf32>, %d: memref<4xf32, #etcopy.device<cuda:0>>) {
+  %hc = memref.cast %h : memref<4xf32> to memref<?xf32>
+  %dc = memref.cast %d : memref<4xf32, #etcopy.device<cuda:0>> to memref<?xf32, #etcopy.device<cuda:0>>
+  gpu.memcpy %dc, %hc : memref<?xf32, #etcopy.device<cuda:0>>, memref<?xf32>
+  return
+}
+
+// -----
+
 // The runtime ops are lowered in block order, which need not be dominance
 // order: the copy and the free come before the allocation they use.
 // CHECK-LABEL: llvm.func @blocks_out_of_order
