@@ -6,13 +6,14 @@
 //
 //  1. one walk validates the module (everything the pass cannot lower is
 //     reported up front) and collects the runtime ops and delegate calls;
-//  2. planning, still on func.func: the stream of each device a function
-//     uses is got at entry from the stream provider (streams persist across
-//     calls; the host waits for them before returning), runs of independent
-//     copies are grouped into batches, stream-ordered delegate calls get
-//     their device's stream as an extra argument, and the values the
-//     lowering needs (streams, locations, shared constants) are materialised
-//     as LLVM-dialect ops;
+//  2. planning, still on func.func, of the runtime ops folded in place (a
+//     memref.cast operand folds into the op): the stream of each device a
+//     function uses is got at entry from the stream provider (streams
+//     persist across calls; the host waits for them before returning), runs
+//     of independent copies are grouped into batches, stream-ordered
+//     delegate calls get their device's stream as an extra argument, and the
+//     values the lowering needs (streams, locations, shared constants) are
+//     materialised as LLVM-dialect ops;
 //  3. a dialect conversion with the LLVM patterns of every loaded dialect
 //     lowers everything but the planned ops, which it leaves in place; one
 //     visit of each planned op then replaces it with its calls, without the
