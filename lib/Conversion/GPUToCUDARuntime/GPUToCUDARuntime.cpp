@@ -2374,17 +2374,19 @@ void cleanUpFunction(LLVM::LLVMFuncOp func, unsigned indexBitwidth) {
 // Pass
 //===----------------------------------------------------------------------===//
 
-/// Folds the runtime ops in place, as the conversion driver would before
-/// lowering them: their folders take the static type behind a `memref.cast`
-/// operand, which makes a copy of a casted buffer one cudaMemcpyAsync rather
-/// than a strided copy. Before planning, so that batches and address-only
-/// views see the folded ops; casts left unused are erased.
+/// Folds the ops the pass lowers itself (runtime ops, pinned buffers' alloc
+/// and dealloc) in place, as the conversion driver would before lowering
+/// them: their folders take the static type behind a `memref.cast` operand,
+/// which makes a copy of a casted buffer one cudaMemcpyAsync rather than a
+/// strided copy. Before planning, so that batches and address-only views
+/// see the folded ops; casts left unused are erased.
 void foldRuntimeOps(ModuleWork &work) {
   llvm::SetVector<Operation *> casts;
   SmallVector<OpFoldResult> results;
   for (auto &[func, ops] : work.runtimeOps)
     for (Operation *op : ops) {
-      if (!isRuntimeOp(op))
+      // Delegate calls are lowered by the conversion.
+      if (isa<func::CallOp>(op))
         continue;
       for (Value operand : op->getOperands())
         if (auto cast = operand.getDefiningOp<memref::CastOp>())

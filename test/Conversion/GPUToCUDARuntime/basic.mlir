@@ -156,6 +156,35 @@ func.func @rank0_and_empty(%a: memref<f64>, %da: memref<f64, #etcopy.device<cuda
 
 // -----
 
+// A dynamic allocation computes its bytes and strides from the sizes, as
+// MemRefToLLVM does (strides 4n, n, 1; 4 * n * m floats), and its
+// descriptor reaches the return through the conversion's casts.
+// CHECK-LABEL: llvm.func @dynamic_alloc
+// CHECK-SAME:    (%[[M:.*]]: i64, %[[N:.*]]: i64)
+// CHECK-DAG:     %[[C4:.*]] = llvm.mlir.constant(4 : index) : i64
+// CHECK-DAG:     %[[C1:.*]] = llvm.mlir.constant(1 : index) : i64
+// CHECK:         %[[S0:.*]] = llvm.mul %[[N]], %[[C4]] : i64
+// CHECK-NEXT:    %[[COUNT:.*]] = llvm.mul %[[S0]], %[[M]] : i64
+// CHECK-NEXT:    %[[NULL:.*]] = llvm.mlir.zero : !llvm.ptr
+// CHECK-NEXT:    %[[END:.*]] = llvm.getelementptr %[[NULL]][%[[COUNT]]] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+// CHECK-NEXT:    %[[BYTES:.*]] = llvm.ptrtoint %[[END]] : !llvm.ptr to i64
+// CHECK-NEXT:    %[[P:.*]] = llvm.call @__etcopy_malloc(%[[BYTES]],
+// CHECK:         llvm.insertvalue %[[P]], %{{.*}}[0]
+// CHECK-NEXT:    llvm.insertvalue %[[P]], %{{.*}}[1]
+// CHECK:         llvm.insertvalue %[[M]], %{{.*}}[3, 0]
+// CHECK-NEXT:    llvm.insertvalue %[[C4]], %{{.*}}[3, 1]
+// CHECK-NEXT:    llvm.insertvalue %[[N]], %{{.*}}[3, 2]
+// CHECK-NEXT:    llvm.insertvalue %[[S0]], %{{.*}}[4, 0]
+// CHECK-NEXT:    llvm.insertvalue %[[N]], %{{.*}}[4, 1]
+// CHECK-NEXT:    %[[DESC:.*]] = llvm.insertvalue %[[C1]], %{{.*}}[4, 2]
+// CHECK:         llvm.return %[[DESC]]
+func.func @dynamic_alloc(%m: index, %n: index) -> memref<?x4x?xf32> {
+  %d = gpu.alloc (%m, %n) : memref<?x4x?xf32>
+  return %d : memref<?x4x?xf32>
+}
+
+// -----
+
 // A copy between casts of static buffers is one cudaMemcpyAsync of the
 // static size, as between the buffers themselves: the casts fold into the
 // copy before it is planned.
