@@ -35,6 +35,7 @@
 
 #include "etcopy/Dialect/EtCopy/BufferEscape.h"
 #include "etcopy/Dialect/EtCopy/EtCopyDialect.h"
+#include "mlir/Bytecode/BytecodeReader.h"
 #include "mlir/Conversion/ConvertToLLVM/ToLLVMInterface.h"
 #include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVM.h"
 #include "mlir/Conversion/LLVMCommon/ConversionTarget.h"
@@ -50,13 +51,13 @@
 #include "mlir/Interfaces/DataLayoutInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
-#include "mlir/Parser/Parser.h"
 #include "mlir/Transforms/DialectConversion.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/MathExtras.h"
+#include "llvm/Support/MemoryBufferRef.h"
 
 #include <deque>
 #include <map>
@@ -76,9 +77,10 @@ namespace {
 // The runtime support library
 //===----------------------------------------------------------------------===//
 
-/// CudaSupport.c in the LLVM dialect, as mlir-translate imported it.
-const char *const kCudaSupportParts[] = {
-#include "CudaSupport.mlir.inc"
+/// CudaSupport.c in the LLVM dialect, as mlir-translate imported it, in
+/// MLIR bytecode.
+const unsigned char kCudaSupportBytecode[] = {
+#include "CudaSupport.mlirbc.inc"
 };
 
 /// `cudaMemcpyKind`.
@@ -123,7 +125,11 @@ void stripImportedAttributes(Operation *op) {
 }
 
 /// The functions of CudaSupport.c that a module uses, copied into it with
-/// everything they reference.
+/// everything they reference. The library is read lazily: its top-level ops
+/// (the functions' signatures, the globals) when the first function is
+/// asked for, and the body of a function or global only when the module
+/// uses it, so that a module pays for what it uses (reading all of the
+/// library took about as long as the rest of the pass on a small module).
 class RuntimeSupport {
 public:
   RuntimeSupport(ModuleOp module, SymbolTable &symbols)
@@ -131,7 +137,7 @@ public:
 
   MLIRContext *getContext() { return module.getContext(); }
 
-  /// The support function `name`, marked as used. The library is parsed on
+  /// The support function `name`, marked as used. The library is read on
   /// first use.
   LLVM::LLVMFuncOp use(StringRef name) {
     if (!library)
@@ -182,6 +188,9 @@ public:
 
 private:
   void load();
+  /// Reads the body of `op`, a top-level op of the library, if it has not
+  /// been read, and gives it the library's renamed symbols.
+  void materialize(Operation *op);
 
   struct CallPrototype {
     LLVM::CallOp::Properties properties;
@@ -190,7 +199,14 @@ private:
 
   ModuleOp module;
   SymbolTable &symbols;
+  // The reader reads bodies from the embedded bytes on demand; it refers to
+  // its configuration and to the library's ops, so it goes first.
+  std::optional<ParserConfig> config;
   OwningOpRef<ModuleOp> library;
+  std::unique_ptr<BytecodeReader> reader;
+  /// The library's local symbols, renamed.
+  DenseMap<StringAttr, StringAttr> renamed;
+  AttrTypeReplacer replacer;
   llvm::StringMap<CallPrototype> prototypes;
   llvm::StringMap<LLVM::LLVMFuncOp> functions;
   llvm::SetVector<Operation *> used;
@@ -198,19 +214,32 @@ private:
 };
 
 void RuntimeSupport::load() {
-  std::string text;
-  for (const char *part : kCudaSupportParts)
-    text += part;
-  library = parseSourceString<ModuleOp>(text, module.getContext());
-  if (!library)
+  MLIRContext *ctx = module.getContext();
+  // The bytecode was written from the library's text by the MLIR the pass
+  // is built against, and verified then.
+  config.emplace(ctx, /*verifyAfterParse=*/false);
+  llvm::MemoryBufferRef buffer(
+      StringRef(reinterpret_cast<const char *>(kCudaSupportBytecode),
+                sizeof(kCudaSupportBytecode)),
+      "CudaSupport");
+  reader = std::make_unique<BytecodeReader>(buffer, *config,
+                                            /*lazyLoad=*/true);
+  Block top;
+  // The module's body is read now; the isolated ops in it (functions,
+  // globals with an initializer region) are read when materialized.
+  if (failed(reader->readTopLevel(
+          &top, [](Operation *op) { return isa<ModuleOp>(op); })) ||
+      !llvm::hasSingleElement(top) || !isa<ModuleOp>(top.front()))
     llvm::report_fatal_error("the embedded CUDA runtime support does not "
-                             "parse: the build is broken");
+                             "read: the build is broken");
+  Operation *libraryOp = &top.front();
+  libraryOp->remove();
+  library = cast<ModuleOp>(libraryOp);
 
   // Local symbols of the C code (string constants, static functions) get
   // the __etcopy prefix, and a number if the module has the name already.
-  DenseMap<StringAttr, StringAttr> renamed;
   for (Operation &op : *library->getBody()) {
-    op.walk([](Operation *nested) { stripImportedAttributes(nested); });
+    stripImportedAttributes(&op);
     auto symbol = dyn_cast<SymbolOpInterface>(op);
     if (!symbol)
       continue;
@@ -232,20 +261,35 @@ void RuntimeSupport::load() {
     std::string newName = base;
     for (unsigned counter = 0; symbols.lookup(newName); ++counter)
       newName = base + "." + std::to_string(counter);
-    renamed[symbol.getNameAttr()] =
-        StringAttr::get(module.getContext(), newName);
+    renamed[symbol.getNameAttr()] = StringAttr::get(ctx, newName);
     symbol.setName(newName);
   }
-  AttrTypeReplacer replacer;
   replacer.addReplacement(
       [&](FlatSymbolRefAttr ref) -> std::optional<Attribute> {
         if (StringAttr name = renamed.lookup(ref.getAttr()))
           return FlatSymbolRefAttr::get(name);
         return std::nullopt;
       });
-  replacer.recursivelyReplaceElementsIn(*library, /*replaceAttrs=*/true,
-                                        /*replaceLocs=*/false,
-                                        /*replaceTypes=*/false);
+  // References in the top-level ops (the destructor table); those in the
+  // bodies are renamed as the bodies are read.
+  for (Operation &op : *library->getBody())
+    replacer.replaceElementsIn(&op, /*replaceAttrs=*/true,
+                               /*replaceLocs=*/false, /*replaceTypes=*/false);
+}
+
+void RuntimeSupport::materialize(Operation *op) {
+  if (!reader->isMaterializable(op))
+    return;
+  if (failed(reader->materialize(op)))
+    llvm::report_fatal_error("the embedded CUDA runtime support does not "
+                             "read: the build is broken");
+  op->walk([&](Operation *nested) {
+    if (nested == op)
+      return;
+    stripImportedAttributes(nested);
+    replacer.replaceElementsIn(nested, /*replaceAttrs=*/true,
+                               /*replaceLocs=*/false, /*replaceTypes=*/false);
+  });
 }
 
 LogicalResult RuntimeSupport::checkModuleSymbols() {
@@ -284,6 +328,7 @@ void RuntimeSupport::emit() {
   SymbolTable librarySymbols(*library);
   auto forEachReference = [&](Operation *root,
                               function_ref<void(Operation *)> fn) {
+    materialize(root);
     root->walk([&](Operation *op) {
       for (NamedAttribute attr : op->getAttrs())
         attr.getValue().walk([&](FlatSymbolRefAttr ref) {
