@@ -1194,6 +1194,10 @@ struct ModuleGlobals {
   llvm::StringMap<LLVM::GlobalOp> files;
   /// The byte counts of batches, by their DenseElementsAttr.
   DenseMap<Attribute, LLVM::GlobalOp> sizeTables;
+  /// The i32 attributes of the line constants, by line: a program has a few
+  /// thousand lines and one constant per call, and uniquing an attribute
+  /// in the context costs as much as creating the op.
+  DenseMap<unsigned, IntegerAttr> lines;
 };
 
 /// Values of a function shared by its ops (constants, file names, scratch
@@ -1273,8 +1277,10 @@ public:
   /// same line.) The file and column are shared values.
   SmallVector<Value, 3> getLocation(OpBuilder &builder, Location loc) {
     auto [file, line, column] = getFileLocation(loc);
-    Value lineValue = LLVM::ConstantOp::create(
-        builder, loc, builder.getI32Type(), static_cast<int64_t>(line));
+    IntegerAttr &lineAttr = globals.lines[line];
+    if (!lineAttr)
+      lineAttr = builder.getI32IntegerAttr(static_cast<int32_t>(line));
+    Value lineValue = LLVM::ConstantOp::create(builder, loc, lineAttr);
     return {getFile(builder, file), lineValue, getI32(builder, column)};
   }
 
