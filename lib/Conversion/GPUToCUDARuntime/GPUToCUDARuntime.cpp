@@ -2627,12 +2627,15 @@ void ConvertGPUToCUDARuntimePass::runOnOperation() {
   target.addDynamicallyLegalOp<gpu::AllocOp, gpu::DeallocOp, gpu::MemcpyOp,
                                gpu::MemsetOp, gpu::WaitOp>(
       [&](Operation *op) { return plans.contains(op); });
-  target.addDynamicallyLegalOp<memref::AllocOp, memref::DeallocOp>(
-      [&](Operation *op) -> std::optional<bool> {
-        if (plans.contains(op))
-          return true;
-        return std::nullopt;
-      });
+  // Pinned buffers are planned; other host buffers are the conversion's (no
+  // callback without pinned buffers: it would look up every alloc and free).
+  if (!work.pinnedAllocs.empty())
+    target.addDynamicallyLegalOp<memref::AllocOp, memref::DeallocOp>(
+        [&](Operation *op) -> std::optional<bool> {
+          if (plans.contains(op))
+            return true;
+          return std::nullopt;
+        });
   target.addDynamicallyLegalOp<memref::ViewOp>(
       [&](memref::ViewOp view) { return addressOnlyViews.contains(view); });
   target.addLegalOp<gpu::GPUModuleOp>();
