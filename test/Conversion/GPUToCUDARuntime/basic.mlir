@@ -1,5 +1,12 @@
 // RUN: etcopy-opt %s --convert-gpu-to-cuda-runtime --split-input-file \
-// RUN:   | FileCheck %s --implicit-check-not=gpu. --implicit-check-not=#etcopy
+// RUN:   | FileCheck %s --implicit-check-not=gpu. --implicit-check-not=#etcopy \
+// RUN:       --implicit-check-not=passthrough --implicit-check-not=noundef \
+// RUN:       --implicit-check-not=no_unwind
+
+// The runtime support reaches the module without what clang and the
+// importer attach to its functions and to the calls in their bodies (CPU
+// and argument hints): the bodies are read lazily, and each is stripped as
+// it is read.
 
 // Async forms, as convert-etcopy-to-gpu emits them: one stream for the
 // function, got at entry from the stream provider (it outlives the call);
