@@ -2679,7 +2679,7 @@ void ConvertGPUToCUDARuntimePass::runOnOperation() {
     // The LLVM dialect's ops only take LLVM types (their verifiers check
     // it).
     if (isa<UnrealizedConversionCastOp>(nested) ||
-        isa<LLVM::LLVMDialect>(nested->getDialect()))
+        isa_and_present<LLVM::LLVMDialect>(nested->getDialect()))
       return WalkResult::advance();
     for (Type type : llvm::concat<Type>(nested->getOperandTypes(),
                                         nested->getResultTypes()))

@@ -1,4 +1,4 @@
-// RUN: etcopy-opt %s --convert-gpu-to-cuda-runtime -split-input-file -verify-diagnostics
+// RUN: etcopy-opt %s --convert-gpu-to-cuda-runtime -split-input-file -verify-diagnostics --allow-unregistered-dialect
 
 // Everything convert-gpu-to-cuda-runtime cannot lower is a compile-time
 // error naming the op and the types, never a silent leftover.
@@ -156,5 +156,25 @@ func.func @too_large() {
   // expected-error @+1 {{cannot allocate 'memref<1152921504606846976xi64>': its size in bytes does not fit in 64 bits}}
   %s = memref.alloca() : memref<1152921504606846976xi64>
   %fits = memref.alloc() : memref<1152921504606846975xi64>
+  return
+}
+
+// -----
+
+// An op the conversion knows nothing about (here of an unregistered
+// dialect, at the top level of a function and nested in another op's
+// region) keeps its device-placed operand: an error names it and the type,
+// on host memrefs it is left to later passes as upstream does.
+func.func @unknown_user(%h: memref<4xf32>) {
+  %d = gpu.alloc () : memref<4xf32, #etcopy.device<cuda:0>>
+  gpu.memcpy %d, %h : memref<4xf32, #etcopy.device<cuda:0>>, memref<4xf32>
+  // expected-error @+1 {{'test.use' was left with type 'memref<4xf32, #etcopy.device<cuda:0>>' that convert-gpu-to-cuda-runtime could not lower}}
+  "test.use"(%d) : (memref<4xf32, #etcopy.device<cuda:0>>) -> ()
+  "test.region"() ({
+    // expected-error @+1 {{'test.nested' was left with type 'memref<4xf32, #etcopy.device<cuda:0>>' that convert-gpu-to-cuda-runtime could not lower}}
+    "test.nested"(%d) : (memref<4xf32, #etcopy.device<cuda:0>>) -> ()
+    "test.terminator"() : () -> ()
+  }) : () -> ()
+  "test.host_use"(%h) : (memref<4xf32>) -> ()
   return
 }
