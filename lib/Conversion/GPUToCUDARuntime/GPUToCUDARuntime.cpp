@@ -134,6 +134,15 @@ class RuntimeSupport {
 public:
   RuntimeSupport(ModuleOp module, SymbolTable &symbols)
       : module(module), symbols(symbols) {}
+  RuntimeSupport(const RuntimeSupport &) = delete;
+  RuntimeSupport &operator=(const RuntimeSupport &) = delete;
+  ~RuntimeSupport() {
+    // The reader must settle every op it has not read before it goes (MLIR
+    // built with assertions checks it): the bodies the module did not use
+    // are dropped unread, with the rest of the library.
+    if (reader)
+      (void)reader->finalize([](Operation *) { return false; });
+  }
 
   MLIRContext *getContext() { return module.getContext(); }
 
@@ -200,7 +209,8 @@ private:
   ModuleOp module;
   SymbolTable &symbols;
   // The reader reads bodies from the embedded bytes on demand; it refers to
-  // its configuration and to the library's ops, so it goes first.
+  // its configuration and to the library's ops, so it is declared after
+  // them and destroyed before them.
   std::optional<ParserConfig> config;
   OwningOpRef<ModuleOp> library;
   std::unique_ptr<BytecodeReader> reader;
