@@ -78,8 +78,9 @@ namespace {
 //===----------------------------------------------------------------------===//
 
 /// CudaSupport.c in the LLVM dialect, as mlir-translate imported it, in
-/// MLIR bytecode.
-const unsigned char kCudaSupportBytecode[] = {
+/// MLIR bytecode. The reader expects the padding of aligned sections to be
+/// relative to an aligned buffer.
+alignas(16) const unsigned char kCudaSupportBytecode[] = {
 #include "CudaSupport.mlirbc.inc"
 };
 
@@ -1749,7 +1750,10 @@ public:
       TypeSwitch<Operation *>(op)
           .Case<gpu::AllocOp, gpu::DeallocOp, gpu::MemcpyOp, gpu::MemsetOp,
                 gpu::WaitOp, memref::AllocOp, memref::DeallocOp>(
-              [&](auto op) { lower(op, getAdaptor(op)); });
+              [&](auto op) { lower(op, getAdaptor(op)); })
+          .Default([](Operation *) {
+            llvm_unreachable("collected as a runtime op but not lowered");
+          });
     }
     // The ops only use each other's results now.
     for (Operation *op : ops) {
@@ -1785,6 +1789,8 @@ private:
       return cast.getOperand(0);
     // A result of a runtime op that comes later in the block order than
     // this use (which it dominates): its replacement will reach this cast.
+    // Or a result of an op the conversion left alone (an unregistered op):
+    // the final check reports it.
     OpBuilder::InsertionGuard guard(builder);
     builder.setInsertionPointAfterValue(value);
     return UnrealizedConversionCastOp::create(builder, value.getLoc(), type,

@@ -178,3 +178,13 @@ func.func @unknown_user(%h: memref<4xf32>) {
   "test.host_use"(%h) : (memref<4xf32>) -> ()
   return
 }
+
+// -----
+
+// So does an unknown op that produces a device memref a copy uses.
+func.func @unknown_producer(%h: memref<4xf32>) {
+  // expected-error @+1 {{'test.make' was left with type 'memref<4xf32, #etcopy.device<cuda:0>>' that convert-gpu-to-cuda-runtime could not lower}}
+  %d = "test.make"() : () -> memref<4xf32, #etcopy.device<cuda:0>>
+  gpu.memcpy %d, %h : memref<4xf32, #etcopy.device<cuda:0>>, memref<4xf32>
+  return
+}
