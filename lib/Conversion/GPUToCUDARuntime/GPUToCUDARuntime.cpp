@@ -19,9 +19,10 @@
 //     visit of each planned op then replaces it with its calls, without the
 //     conversion driver (RuntimeOpLowerer);
 //  4. the functions of the runtime support that the calls use are copied
-//     into the module, and one walk folds what the conversion left behind
-//     (descriptor fields read back from descriptors just built) and erases
-//     dead ops.
+//     into the module, and one pass over each function and back folds what
+//     the conversion left behind (descriptor fields read back from
+//     descriptors just built), erases dead ops and, on the ops that stay,
+//     checks that no etcopy- or token-typed value was left unlowered.
 //
 // Every step is linear in the size of the module: symbols are created per
 // distinct file and helper, never per op.
@@ -1281,11 +1282,12 @@ public:
 
   /// The file, line and column of `loc`: the last arguments of every
   /// support function. The line is a new constant at `builder`'s insertion
-  /// point, so that it stays next to the call in the output; the clean-up
-  /// keeps the first of each value. (Locations are asked for out of program
-  /// order, e.g. for a delegate call after the copies that follow it, so a
-  /// line constant made for one op cannot be reused for the next op on the
-  /// same line.) The file and column are shared values.
+  /// point, so that in the entry block it stays next to the call in the
+  /// output; the clean-up keeps the first of each value (and moves one of
+  /// another block to the entry block). (Locations are asked for out of
+  /// program order, e.g. for a delegate call after the copies that follow
+  /// it, so a line constant made for one op cannot be reused for the next op
+  /// on the same line.) The file and column are shared values.
   SmallVector<Value, 3> getLocation(OpBuilder &builder, Location loc) {
     auto [file, line, column] = getFileLocation(loc);
     IntegerAttr &lineAttr = globals.lines[line];
@@ -1323,9 +1325,9 @@ private:
   LLVM::GlobalOp createGlobal(OpBuilder &builder, Type type, StringRef name,
                               Attribute value) {
     OpBuilder moduleBuilder(builder.getContext());
-    auto global = LLVM::GlobalOp::create(moduleBuilder, symbols.getOp()->getLoc(),
-                                         type, /*isConstant=*/true,
-                                         LLVM::Linkage::Private, name, value);
+    auto global = LLVM::GlobalOp::create(
+        moduleBuilder, symbols.getOp()->getLoc(), type, /*isConstant=*/true,
+        LLVM::Linkage::Private, name, value);
     symbols.insert(global); // Renames to a unique symbol.
     return global;
   }
