@@ -19,7 +19,10 @@
 #               are quadratic. Load on the machine and cache misses on
 #               larger inputs slow both alike, so it is the robust check.
 #   peak RSS    of the whole etcopy-opt process (/usr/bin/time -f %M), for
-#               the measured passes and for the reference.
+#               the measured passes and for the reference;
+#   output per copy
+#               the bytes of text the measured passes print, per copy in
+#               that text (see COPY), from the first run.
 #
 # A measurement is `CASE | FLAGS` or `CASE | PREPARE | FLAGS`: the input is
 # `generate.py CASE N`, first rewritten (untimed) by `etcopy-opt PREPARE`
@@ -70,6 +73,12 @@ REFERENCE = "--canonicalize --cse"
 TIMING_LINE = re.compile(r"^\s+(\d+\.\d+) \(\s*[\d.]+%\)  (\S.*)$")
 NOT_THE_PASSES = ("Parser", "Output")
 
+# A copy in printed output: a call of a copy entry point in lowered code
+# (etcopy's `__etcopy_memcpy*` helpers, upstream's `mgpuMemcpy`) or, where
+# the output is not lowered that far, a copy op. A batched call counts once.
+COPY = re.compile(r"\bllvm\.call (?:\w+ )?@(?:__etcopy_memcpy\w*|mgpuMemcpy)\b"
+                  r"|\bgpu\.memcpy\b|\betcopy\.(?:h2d|d2h)\b")
+
 
 class Measurement:
     def __init__(self, spec):
@@ -93,11 +102,11 @@ class Timeout(Exception):
     pass
 
 
-def run_timed(opt, flags, path, timeout):
-    """Runs `opt path flags` once; returns (pass seconds, wall seconds,
-    peak RSS in KiB)."""
+def run_timed(opt, flags, path, timeout, output=os.devnull):
+    """Runs `opt path flags` once, printing to `output`; returns (pass
+    seconds, wall seconds, peak RSS in KiB)."""
     command = ["/usr/bin/time", "-f", "%e %M", opt, path, *flags,
-               "--mlir-timing", "-o", os.devnull]
+               "--mlir-timing", "-o", output]
     # In a session of its own, so that a timeout ends etcopy-opt too, not
     # only /usr/bin/time.
     with subprocess.Popen(command, stdout=subprocess.DEVNULL,
@@ -141,22 +150,36 @@ STATISTICS = {"median": statistics.median, "min": min}
 
 
 class Point:
-    """The runs of one command on one input: pass seconds and peak RSS."""
+    """The runs of one command on one input: pass seconds, peak RSS and the
+    size of the output."""
 
-    def __init__(self, flags, path):
+    def __init__(self, flags, path, measure_output=False):
         self.flags, self.path = flags, path
         self.seconds, self.rss, self.spent = [], 0, 0.0
         self.timed_out = False
+        self.measure_output = measure_output
+        self.bytes_per_copy = None
 
     def run(self, args):
         if self.timed_out or self.spent >= args.budget:
             return
+        # The first run prints to a file, to measure the output.
+        output = os.devnull
+        if self.measure_output and not self.seconds:
+            output = f"{self.path}.out"
         try:
             seconds, wall, rss = run_timed(args.etcopy_opt, self.flags,
-                                           self.path, args.timeout)
+                                           self.path, args.timeout, output)
         except Timeout:
             self.timed_out = True
             return
+        if output != os.devnull:
+            with open(output) as f:
+                text = f.read()
+            os.remove(output)
+            copies = len(COPY.findall(text))
+            if copies:
+                self.bytes_per_copy = len(text.encode()) / copies
         self.seconds.append(seconds)
         self.rss = max(self.rss, rss)
         self.spent += wall
@@ -175,7 +198,7 @@ def measure(args, measurement, reference, sizes, directory):
     points = {}
     for n in sizes:
         path = prepare_input(args, measurement, n, directory)
-        points[n] = (Point(measurement.flags, path),
+        points[n] = (Point(measurement.flags, path, measure_output=True),
                      None if args.no_reference else Point(reference, path))
     for _ in range(args.repeat):
         for n in sizes:
@@ -270,8 +293,9 @@ def main():
     reference = shlex.split(args.reference)
 
     print(f"| passes | N | time (s) | {args.reference} (s) | ratio | "
-          "growth per 10x | peak RSS (MiB) | reference RSS (MiB) |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+          "growth per 10x | peak RSS (MiB) | reference RSS (MiB) | "
+          "output per copy (B) |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     failures = []
     with tempfile.TemporaryDirectory() as scratch:
         directory = args.keep or scratch
@@ -293,7 +317,8 @@ def main():
                          fmt(ratio, ".2f"),
                          fmt(factor, ".1f"),
                          fmt(point.rss and point.rss / 1024, ".0f"),
-                         fmt(ref_rss and ref_rss / 1024, ".0f")]
+                         fmt(ref_rss and ref_rss / 1024, ".0f"),
+                         fmt(point.bytes_per_copy, ".0f")]
                 print("| " + " | ".join(cells) + " |", flush=True)
                 if seconds is None:
                     failures.append(f"{measurement.label()}: timed out at "
