@@ -97,6 +97,43 @@ def delegate_chain(n):
     return lines
 
 
+def loop_nest(n):
+    """A host tensor threaded through N nested scf.for loops, each carrying
+    the one above's iter_arg (the shape tiling makes), written in the
+    innermost loop, then copied to cuda:0 for a delegate and back. N is the
+    nesting depth, not a count of groups."""
+    h, d = host_tensor(16), device_tensor(16)
+    lines = [
+        f"func.func private @kernel({d}) -> {d}",
+        f"    attributes {{etcopy.device = {DEVICE}}}",
+        f"func.func @method(%x: {h}, %y: tensor<1xf32>) -> {h} {{",
+        "  %c0 = arith.constant 0 : index",
+        "  %c1 = arith.constant 1 : index",
+        "  %c4 = arith.constant 4 : index",
+    ]
+    for i in range(n):
+        indent = "  " * (i + 1)
+        init = f"%a{i - 1}" if i else "%x"
+        lines.append(f"{indent}%r{i} = scf.for %i{i} = %c0 to %c4 step %c1 "
+                     f"iter_args(%a{i} = {init}) -> ({h}) {{")
+    indent = "  " * (n + 1)
+    lines += [f"{indent}%w = tensor.insert_slice %y into %a{n - 1}"
+              f"[%i{n - 1}] [1] [1] : tensor<1xf32> into {h}",
+              f"{indent}scf.yield %w : {h}"]
+    for i in reversed(range(n)):
+        lines.append("  " * (i + 1) + "}")
+        if i:
+            lines.append("  " * (i + 1) + f"scf.yield %r{i} : {h}")
+    lines += [
+        f"  %d = etcopy.h2d %r0 : {h} -> {d}",
+        f"  %k = func.call @kernel(%d) : ({d}) -> {d}",
+        f"  %o = etcopy.d2h %k : {d} -> {h}",
+        f"  return %o : {h}",
+        "}",
+    ]
+    return lines
+
+
 # Buffer sizes (elements) cycled through by the planner cases: unequal, so
 # that packing has gaps to fill.
 SIZES = [64, 256, 1024, 128, 512]
@@ -138,6 +175,9 @@ CASES = {
                       "N groups of functional copies around delegate calls"),
     "delegate-chain": (delegate_chain,
                        "a method calling a chain of N distinct delegates"),
+    "loop-nest": (loop_nest,
+                  "a tensor threaded through N nested scf.for loops, then "
+                  "through a delegate"),
     "buffers-overlapping": (lambda n: buffers(n, 8),
                             "N buffers of 5 sizes, each live across the "
                             "next 8 allocations"),
@@ -156,7 +196,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("case", nargs="?", choices=sorted(CASES))
     parser.add_argument("n", nargs="?", type=int, help="size (groups, "
-                        "chain length or buffers)")
+                        "chain length, buffers or loop nesting depth)")
     parser.add_argument("-o", "--output", help="output file (default: "
                         "stdout)")
     parser.add_argument("--list", action="store_true",

@@ -35,3 +35,21 @@
 // CHECK: | --etcopy-to-host on delegate-chain | 20000 |
 // CHECK-NOT: FAIL
 // CHECK: OK: every ratio to the reference grows at most 4-fold per 10x more input
+
+// Nesting depth: a tensor threaded through 4 and then 14 nested scf.for
+// loops. Upstream's One-Shot Bufferize is exponential in that depth (it
+// recomputes the buffer type of every enclosing iter_arg, about 2x per
+// level: 0.2 s at 16, 3.4 s at 20), and so is any pipeline that runs it;
+// the pipelines must grow no faster than it does alone, as the reference.
+// RUN: %python %etcopy_src_root/utils/compile-time-benchmark/benchmark.py \
+// RUN:   --etcopy-opt %etcopy_tools/etcopy-opt --sizes 4,14 \
+// RUN:   --repeat 3 --statistic min --max-ratio-growth 4 --timeout 60 \
+// RUN:   --reference "--one-shot-bufferize='bufferize-function-boundaries use-encoding-for-memory-space'" \
+// RUN:   --measure "loop-nest | --etcopy-to-cuda" \
+// RUN:   --measure "loop-nest | --etcopy-to-host" \
+// RUN:   | FileCheck %s --check-prefix=NEST
+
+// NEST: | --etcopy-to-cuda on loop-nest | 14 |
+// NEST: | --etcopy-to-host on loop-nest | 14 |
+// NEST-NOT: FAIL
+// NEST: OK: every ratio to the reference grows at most 4-fold per 10x more input
