@@ -36,6 +36,12 @@ def device_memref(n):
     return f"memref<{n}xf32, {DEVICE}>"
 
 
+def delegate(name, argument, result):
+    """The declaration of a bodiless delegate on cuda:0."""
+    return [f"func.func private @{name}({argument}) -> {result}",
+            f"    attributes {{etcopy.device = {DEVICE}}}"]
+
+
 def groups_memref(n):
     """N independent groups, each a buffer on cuda:0 that an out-form h2d
     fills and an out-form d2h reads before it is freed: lifetimes that never
@@ -60,8 +66,7 @@ def groups_tensor(n):
     h, d = host_tensor(16), device_tensor(16)
     lines = [
         f"func.func private @produce() -> {h}",
-        f"func.func private @kernel({d}) -> {d}",
-        f"    attributes {{etcopy.device = {DEVICE}}}",
+        *delegate("kernel", d, d),
         "func.func private @host_work()",
         f"func.func private @consume({h}, {h})",
         "func.func @method() {",
@@ -88,8 +93,7 @@ def delegate_chain(n):
     h = host_tensor(16)
     lines = []
     for i in range(n):
-        lines += [f"func.func private @d{i}({h}) -> {h}",
-                  f"    attributes {{etcopy.device = {DEVICE}}}"]
+        lines += delegate(f"d{i}", h, h)
     lines.append(f"func.func @method(%v0: {h}) -> {h} {{")
     for i in range(n):
         lines.append(f"  %v{i + 1} = func.call @d{i}(%v{i}) : ({h}) -> {h}")
@@ -104,8 +108,7 @@ def loop_nest(n):
     nesting depth, not a count of groups."""
     h, d = host_tensor(16), device_tensor(16)
     lines = [
-        f"func.func private @kernel({d}) -> {d}",
-        f"    attributes {{etcopy.device = {DEVICE}}}",
+        *delegate("kernel", d, d),
         f"func.func @method(%x: {h}, %y: tensor<1xf32>) -> {h} {{",
         "  %c0 = arith.constant 0 : index",
         "  %c1 = arith.constant 1 : index",
