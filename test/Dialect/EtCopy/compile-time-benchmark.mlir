@@ -39,8 +39,9 @@
 // Nesting depth: a tensor threaded through 4 and then 14 nested scf.for
 // loops. Upstream's One-Shot Bufferize is exponential in that depth (it
 // recomputes the buffer type of every enclosing iter_arg, about 2x per
-// level: 0.2 s at 16, 3.4 s at 20), and so is any pipeline that runs it;
-// the pipelines must grow no faster than it does alone, as the reference.
+// level: 0.2 to 0.3 s at depth 16, 3.3 s at 20, docs/CompileTime.md), and
+// so is any pipeline that runs it; the pipelines must grow no faster than
+// it does alone, as the reference.
 // RUN: %python %etcopy_src_root/utils/compile-time-benchmark/benchmark.py \
 // RUN:   --etcopy-opt %etcopy_tools/etcopy-opt --sizes 4,14 \
 // RUN:   --repeat 3 --statistic min --max-ratio-growth 4 --timeout 60 \
