@@ -146,6 +146,13 @@ def pass_manager_seconds(report):
                                   for name in NOT_THE_PASSES)
 
 
+def bytes_per_copy(text):
+    """The size of printed output `text` per copy in it (see COPY); None
+    when it holds no copy."""
+    copies = len(COPY.findall(text))
+    return len(text.encode()) / copies if copies else None
+
+
 STATISTICS = {"median": statistics.median, "min": min}
 
 
@@ -177,9 +184,7 @@ class Point:
             with open(output) as f:
                 text = f.read()
             os.remove(output)
-            copies = len(COPY.findall(text))
-            if copies:
-                self.bytes_per_copy = len(text.encode()) / copies
+            self.bytes_per_copy = bytes_per_copy(text)
         self.seconds.append(seconds)
         self.rss = max(self.rss, rss)
         self.spent += wall
