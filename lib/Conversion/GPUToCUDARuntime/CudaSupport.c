@@ -314,6 +314,10 @@ void *__etcopy_malloc_managed(uint64_t bytes, ETCOPY_LOCATION) {
 }
 
 void __etcopy_free(void *pointer, cudaStream_t stream, ETCOPY_LOCATION) {
+  /* Null: the buffer of an empty memref (cudaMallocAsync of 0 bytes returns
+   * null), or an allocation that failed and was reported. */
+  if (!pointer)
+    return;
   check(cudaFreeAsync(pointer, stream), ETCOPY_AT, "cudaFreeAsync",
         "free device memory", 0);
 }
@@ -486,25 +490,24 @@ __attribute__((noinline)) static const char *describe_copy(int32_t kind) {
   }
 }
 
+/* No copy of 0 bytes reaches CUDA: the buffers of an empty memref may be
+ * null (cudaMallocAsync of 0 bytes returns null), and cudaMemcpyBatchAsync
+ * rejects a whole batch that holds such a copy (cudaErrorInvalidValue, seen
+ * on an H200 with CUDA 13.0). Static empty copies are removed at compile
+ * time; these checks catch the sizes known only at run time. */
+
 void __etcopy_memcpy(void *dst, const void *src, uint64_t bytes, int32_t kind,
                      cudaStream_t stream, ETCOPY_LOCATION) {
+  if (bytes == 0)
+    return;
   check(cudaMemcpyAsync(dst, src, bytes, (enum cudaMemcpyKind)kind, stream),
         ETCOPY_AT, "cudaMemcpyAsync", describe_copy(kind), bytes);
 }
 
-void __etcopy_memcpy_batch(void *const *dsts, const void *const *srcs,
-                           const uint64_t *sizes, uint64_t count,
-                           cudaStream_t stream, ETCOPY_LOCATION) {
-  if (!stream) {
-    /* The function's stream could not be created and the policy returned:
-     * batches reject the legacy default stream, single copies do not. */
-    for (uint64_t i = 0; i < count; ++i)
-      check(cudaMemcpyAsync(dsts[i], srcs[i], sizes[i], cudaMemcpyDefault,
-                            stream),
-            ETCOPY_AT, "cudaMemcpyAsync", describe_copy(cudaMemcpyDefault),
-            sizes[i]);
-    return;
-  }
+/* Submits `count` copies, none empty, as one cudaMemcpyBatchAsync. */
+static void submit_batch(void *const *dsts, const void *const *srcs,
+                         const uint64_t *sizes, uint64_t count,
+                         cudaStream_t stream, ETCOPY_LOCATION) {
   /* One attribute for every copy: sources are read in stream order, after
    * the work queued before the batch, as cudaMemcpyAsync reads them. */
   struct cudaMemcpyAttributes attributes;
@@ -523,6 +526,54 @@ void __etcopy_memcpy_batch(void *const *dsts, const void *const *srcs,
   snprintf(what, sizeof what, "batch of %llu copies",
            (unsigned long long)count);
   report(err, ETCOPY_AT, "cudaMemcpyBatchAsync", what, bytes);
+}
+
+/* The copies of a batch whose empty entries are left out are submitted in
+ * chunks of at most this many, from arrays on the stack. */
+#define ETCOPY_BATCH_CHUNK 128
+
+void __etcopy_memcpy_batch(void *const *dsts, const void *const *srcs,
+                           const uint64_t *sizes, uint64_t count,
+                           cudaStream_t stream, ETCOPY_LOCATION) {
+  if (!stream) {
+    /* The function's stream could not be created and the policy returned:
+     * batches reject the legacy default stream, single copies do not. */
+    for (uint64_t i = 0; i < count; ++i)
+      if (sizes[i] != 0)
+        check(cudaMemcpyAsync(dsts[i], srcs[i], sizes[i], cudaMemcpyDefault,
+                              stream),
+              ETCOPY_AT, "cudaMemcpyAsync", describe_copy(cudaMemcpyDefault),
+              sizes[i]);
+    return;
+  }
+  uint64_t empty = 0;
+  for (uint64_t i = 0; i < count; ++i)
+    empty += sizes[i] == 0;
+  if (__builtin_expect(empty == 0, 1)) {
+    submit_batch(dsts, srcs, sizes, count, stream, ETCOPY_AT);
+    return;
+  }
+  /* Leave the empty copies out; a batch of empty copies makes no call. The
+   * copies are independent, so submitting them in several batches on one
+   * stream (which orders the batches) is correct. */
+  void *chunkDsts[ETCOPY_BATCH_CHUNK];
+  const void *chunkSrcs[ETCOPY_BATCH_CHUNK];
+  uint64_t chunkSizes[ETCOPY_BATCH_CHUNK];
+  uint64_t filled = 0;
+  for (uint64_t i = 0; i < count; ++i) {
+    if (sizes[i] == 0)
+      continue;
+    chunkDsts[filled] = dsts[i];
+    chunkSrcs[filled] = srcs[i];
+    chunkSizes[filled] = sizes[i];
+    if (++filled == ETCOPY_BATCH_CHUNK) {
+      submit_batch(chunkDsts, chunkSrcs, chunkSizes, filled, stream,
+                   ETCOPY_AT);
+      filled = 0;
+    }
+  }
+  if (filled)
+    submit_batch(chunkDsts, chunkSrcs, chunkSizes, filled, stream, ETCOPY_AT);
 }
 
 /* Bit `peer` of peer_handled[device]: peer access from `device` to `peer`
@@ -562,6 +613,8 @@ static void enable_peer_access(int32_t device, int32_t peer,
 void __etcopy_memcpy_peer(void *dst, int32_t dstDevice, const void *src,
                           int32_t srcDevice, uint64_t bytes,
                           cudaStream_t stream, ETCOPY_LOCATION) {
+  if (bytes == 0)
+    return;
   enable_peer_access(dstDevice, srcDevice, ETCOPY_AT);
   /* Without peer access the driver stages the copy through host memory. */
   check(cudaMemcpyPeerAsync(dst, dstDevice, src, srcDevice, bytes, stream),
@@ -876,6 +929,8 @@ void __etcopy_memset(void *dst, uint32_t value, uint64_t count,
                      ETCOPY_LOCATION) {
   const char *what = "set device memory";
   uint64_t bytes = count * (uint64_t)elementBytes;
+  if (count == 0)
+    return;
   if (elementBytes == 1) {
     check(cudaMemsetAsync(dst, (int)(value & 0xff), count, stream), ETCOPY_AT,
           "cudaMemsetAsync", what, bytes);
