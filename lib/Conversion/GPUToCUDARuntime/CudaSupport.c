@@ -10,11 +10,12 @@
 |*                                                                            *|
 \*===----------------------------------------------------------------------===*/
 
-/* dprintf */
-#define _POSIX_C_SOURCE 200809L
+/* dprintf, dladdr */
+#define _GNU_SOURCE
 
 #include "CudaSupport.h"
 
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -161,6 +162,43 @@ report_size_mismatch(ETCOPY_LOCATION, const char *what, int64_t dim,
 }
 
 /*===----------------------------------------------------------------------===*
+ * Release at exit
+ *===----------------------------------------------------------------------===*/
+
+/* What the lowered code keeps across calls (the default streams, the idle
+ * pinned host blocks) goes back to CUDA while the CUDA runtime is still
+ * alive. libcudart tears itself down from an exit handler that it registers
+ * when it initialises; exit handlers run in the reverse order of their
+ * registration, and only then do static destructors run (the executable's
+ * .fini_array), when every CUDA call fails with cudaErrorCudartUnloading and
+ * compute-sanitizer reports what was not freed. So the first time the code
+ * keeps something, after CUDA has initialised, it registers an exit handler
+ * of its own, which runs before libcudart's.
+ *
+ * Code that a JIT compiled (mlir-runner, an ExecutionEngine) is unloaded
+ * before the process exits: an exit handler would then point into freed
+ * memory. Such code lies in no loaded object (dladdr finds none), and the
+ * JIT runs its static destructors when it unloads it, with CUDA alive: each
+ * release is also a destructor. Releasing twice is harmless: a release takes
+ * the resources it frees. Failures are ignored: the error policy must not
+ * run from an exit handler or a destructor. */
+
+extern void *__dso_handle __attribute__((visibility("hidden")));
+int __cxa_atexit(void (*function)(void *), void *argument, void *dso);
+
+/* Registers `handler` to run at exit (and, for a shared library, when it is
+ * unloaded) once per module (`*registered` is this module's flag), when the
+ * module's code lies in a loaded object. */
+static void release_at_exit(char *registered, void (*handler)(void *)) {
+  if (__atomic_load_n(registered, __ATOMIC_ACQUIRE) ||
+      __atomic_test_and_set(registered, __ATOMIC_ACQ_REL))
+    return;
+  Dl_info object;
+  if (dladdr((void *)handler, &object) && object.dli_fbase)
+    (void)__cxa_atexit(handler, NULL, &__dso_handle);
+}
+
+/*===----------------------------------------------------------------------===*
  * Streams and devices
  *===----------------------------------------------------------------------===*/
 
@@ -168,6 +206,22 @@ report_size_mismatch(ETCOPY_LOCATION, const char *what, int64_t dim,
  * every lowered function (and module: the table has external linkage and is
  * emitted linkonce_odr). */
 cudaStream_t __etcopy_streams[ETCOPY_MAX_DEVICES];
+
+/* Destroys the default streams (see "Release at exit"). Lowered functions
+ * synchronise before they return, so nothing is queued. */
+__attribute__((destructor)) static void release_streams(void) {
+  for (int device = 0; device < ETCOPY_MAX_DEVICES; ++device) {
+    cudaStream_t stream =
+        __atomic_exchange_n(&__etcopy_streams[device], NULL, __ATOMIC_ACQ_REL);
+    if (stream)
+      (void)cudaStreamDestroy(stream);
+  }
+}
+
+static void release_streams_at_exit(void *unused) {
+  (void)unused;
+  release_streams();
+}
 
 /* The default stream provider. Weak, so that a program that embeds the
  * generated code supplies its own streams by defining the symbol. Called
@@ -187,28 +241,16 @@ __attribute__((weak)) int etcopy_get_stream(int32_t device,
       return err;
     if (__atomic_compare_exchange_n(&__etcopy_streams[device], &cached,
                                     created, /*weak=*/0, __ATOMIC_ACQ_REL,
-                                    __ATOMIC_ACQUIRE))
+                                    __ATOMIC_ACQUIRE)) {
+      static char registered;
       cached = created;
-    else
+      release_at_exit(&registered, release_streams_at_exit);
+    } else {
       (void)cudaStreamDestroy(created); /* Another thread published one. */
+    }
   }
   *stream = cached;
   return cudaSuccess;
-}
-
-/* Releases the default streams when the program (or the library, or the
- * JIT session holding the lowered code) is unloaded. Lowered functions
- * synchronise before they return, so nothing is queued. Failures are
- * ignored: at process exit the CUDA runtime may already have been torn
- * down (cudaErrorCudartUnloading), and the driver frees every stream of the
- * process anyway; the error policy must not run from a destructor. */
-__attribute__((destructor)) static void release_streams(void) {
-  for (int device = 0; device < ETCOPY_MAX_DEVICES; ++device) {
-    cudaStream_t stream =
-        __atomic_exchange_n(&__etcopy_streams[device], NULL, __ATOMIC_ACQ_REL);
-    if (stream)
-      (void)cudaStreamDestroy(stream);
-  }
 }
 
 cudaStream_t __etcopy_get_stream(int32_t device, ETCOPY_LOCATION) {
@@ -397,6 +439,33 @@ static uint64_t get_pinned_cache_limit(void) {
   return cache->limit;
 }
 
+/* Frees the idle pinned blocks (see "Release at exit"). */
+__attribute__((destructor)) static void release_pinned_host_cache(void) {
+  lock_pinned_cache();
+  etcopy_pinned_block *idle = NULL;
+  for (int bin = 0; bin < ETCOPY_PINNED_BINS; ++bin) {
+    etcopy_pinned_block **link = &__etcopy_pinned_cache.bins[bin];
+    while (*link) {
+      etcopy_pinned_block *block = *link;
+      *link = block->next;
+      block->next = idle;
+      idle = block;
+    }
+  }
+  __etcopy_pinned_cache.idleBytes = 0;
+  unlock_pinned_cache();
+  while (idle) {
+    etcopy_pinned_block *next = idle->next;
+    (void)cudaFreeHost(idle);
+    idle = next;
+  }
+}
+
+static void release_pinned_host_cache_at_exit(void *unused) {
+  (void)unused;
+  release_pinned_host_cache();
+}
+
 void *__etcopy_malloc_host(uint64_t bytes, ETCOPY_LOCATION) {
   etcopy_pinned_block *block = NULL;
   lock_pinned_cache();
@@ -420,6 +489,8 @@ void *__etcopy_malloc_host(uint64_t bytes, ETCOPY_LOCATION) {
       return NULL;
     block = (etcopy_pinned_block *)base;
     block->bytes = bytes;
+    static char registered;
+    release_at_exit(&registered, release_pinned_host_cache_at_exit);
   }
   return (char *)block + ETCOPY_PINNED_HEADER;
 }
@@ -446,29 +517,6 @@ void __etcopy_free_host(void *pointer, ETCOPY_LOCATION) {
   unlock_pinned_cache();
   if (!keep)
     check(cudaFreeHost(block), ETCOPY_AT, "cudaFreeHost", what, 0);
-}
-
-/* Releases the idle pinned blocks at unload, as release_streams does the
- * streams (and ignores failures for the same reasons). */
-__attribute__((destructor)) static void release_pinned_host_cache(void) {
-  lock_pinned_cache();
-  etcopy_pinned_block *idle = NULL;
-  for (int bin = 0; bin < ETCOPY_PINNED_BINS; ++bin) {
-    etcopy_pinned_block **link = &__etcopy_pinned_cache.bins[bin];
-    while (*link) {
-      etcopy_pinned_block *block = *link;
-      *link = block->next;
-      block->next = idle;
-      idle = block;
-    }
-  }
-  __etcopy_pinned_cache.idleBytes = 0;
-  unlock_pinned_cache();
-  while (idle) {
-    etcopy_pinned_block *next = idle->next;
-    (void)cudaFreeHost(idle);
-    idle = next;
-  }
 }
 
 /*===----------------------------------------------------------------------===*
