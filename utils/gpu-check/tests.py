@@ -99,8 +99,9 @@ class Variant:
 
     @property
     def name(self):
-        stem = os.path.splitext(os.path.basename(self.test))[0]
-        return f"{stem}-L{self.line}"
+        """Unique among the variants: the path below the test folder."""
+        stem = os.path.splitext(self.test)[0].split("/", 1)[-1]
+        return f"{stem.replace('/', '-')}-L{self.line}"
 
 
 # ===----------------------------------------------------------------------=== #
