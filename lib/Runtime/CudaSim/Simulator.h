@@ -675,12 +675,14 @@ public:
   cudaError_t checkRange(const char *Api, const char *Role, uintptr_t Address,
                          const PtrInfo &Info, size_t Extent,
                          const std::string &Shape);
+  cudaError_t checkRegisteredSpan(const char *Api, const char *Role,
+                                  uintptr_t Address, const PtrInfo &Info,
+                                  size_t Extent);
   cudaError_t checkCopy(const char *Api, Op &O);
   cudaError_t checkPeerCopy(const char *Api, Op &O);
-  cudaError_t checkMemset(const char *Api, Op &O);
+  cudaError_t checkMemset(const char *Api, Op &O, const Stream *S);
   std::shared_ptr<const std::vector<char>> snapshotSource(const Op &O) const;
-  CopyPath copyPath(const PtrInfo &Dst, size_t DstExtent, const PtrInfo &Src,
-                    size_t SrcExtent) const;
+  CopyPath copyPath(const PtrInfo &Dst, const PtrInfo &Src) const;
   void countCopy(const Op &O);
   cudaError_t registerHostMemory(void *Pointer, size_t Size, unsigned Flags);
   cudaError_t unregisterHostMemory(void *Pointer);
