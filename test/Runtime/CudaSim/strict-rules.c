@@ -214,6 +214,18 @@ int main(void) {
   // CHECK-NEXT: etcopy-cuda-sim: error: cudaStreamDestroy: the default stream cannot be destroyed
   // CHECK-NEXT: stream-handle default -> cudaErrorInvalidResourceHandle
 
+  // stream-other-device: synchronising with, querying and freeing on a
+  // stream of another device are accepted (undocumented).
+  char *Async1 = NULL;
+  rule("stream-other-device allocate", cudaMallocAsync((void **)&Async1, 16, S1));
+  rule("stream-other-device free", cudaFreeAsync(Async1, S1));
+  rule("stream-other-device synchronize", cudaStreamSynchronize(S1));
+  rule("stream-other-device query", cudaStreamQuery(S1));
+  // CHECK-NEXT: stream-other-device allocate -> cudaSuccess
+  // CHECK-NEXT: stream-other-device free -> cudaSuccess
+  // CHECK-NEXT: stream-other-device synchronize -> cudaSuccess
+  // CHECK-NEXT: stream-other-device query -> cudaSuccess
+
   // event-other-device: recording needs the event's device; waiting on,
   // synchronising with and querying an event of another device work.
   rule("event-other-device record", cudaEventRecord(E1, S));
@@ -226,7 +238,6 @@ int main(void) {
   // CHECK-NEXT: event-other-device synchronize -> cudaSuccess
   // CHECK-NEXT: event-other-device query -> cudaSuccess
 
-  cudaStreamSynchronize(S1);
   cudaHostUnregister(Split + 32);
   free(Split);
   cudaEventDestroy(E);
