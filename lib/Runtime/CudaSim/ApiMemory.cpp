@@ -227,8 +227,9 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaHostGetDevicePointer(void **pDevice,
   cudaError_t Error = Sim.enterOnDevice(EntryPoint::cudaHostGetDevicePointer);
   if (Error == cudaSuccess)
     Error = Sim.getDevicePointer(pDevice, pHost, flags);
+  std::string Mapped = Error == cudaSuccess ? hex(*pDevice) : std::string();
   Sim.trace("cudaHostGetDevicePointer(%s, flags=%u)%s", hex(pHost).c_str(),
-            flags, Sim.result(Error, Error == cudaSuccess ? hex(*pDevice) : "").c_str());
+            flags, Sim.result(Error, Mapped).c_str());
   return Sim.finish(EntryPoint::cudaHostGetDevicePointer, Error);
 }
 

@@ -217,7 +217,8 @@ int main(void) {
   // stream-other-device: synchronising with, querying and freeing on a
   // stream of another device are accepted (undocumented).
   char *Async1 = NULL;
-  rule("stream-other-device allocate", cudaMallocAsync((void **)&Async1, 16, S1));
+  rule("stream-other-device allocate",
+       cudaMallocAsync((void **)&Async1, 16, S1));
   rule("stream-other-device free", cudaFreeAsync(Async1, S1));
   rule("stream-other-device synchronize", cudaStreamSynchronize(S1));
   rule("stream-other-device query", cudaStreamQuery(S1));
