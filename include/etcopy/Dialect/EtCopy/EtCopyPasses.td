@@ -719,7 +719,8 @@ def EtCopyFinalizeLLVM : Pass<"etcopy-finalize-llvm", "::mlir::ModuleOp"> {
                 "attributes, check that only the LLVM dialect is left";
   let description = [{
     The last stage of `--etcopy-to-cuda` and `--etcopy-to-host`. It drops
-    the `etcopy.*` discardable attributes, whose information the pipelines
+    the `etcopy.*` discardable attributes and function argument attributes
+    (`etcopy.writes`), whose information the pipelines
     export as LLVM globals where a host program needs it (arenas,
     signatures) and which LLVM IR cannot carry. Then it fails, naming the
     first op outside the LLVM dialect, if anything survived the lowering: a
