@@ -569,7 +569,14 @@ def EtCopyBufferize : Pass<"etcopy-bufferize", "::mlir::ModuleOp"> {
     `bufferize-function-boundaries`, `use-encoding-for-memory-space` (the
     encoding `#etcopy.device<cuda:0>` of a tensor becomes the memory space of
     its buffer), identity-layout function boundaries and
-    `allow-return-allocs-from-loops`.
+    `allow-return-allocs-from-loops`. Tensor constants in nested regions
+    are moved to their function's entry block first, as the canonicalizer
+    would: upstream's `scf.for` and `scf.while` models take a value created
+    in the loop for a new, writable buffer that the loop may yield without
+    a copy, so a constant created in a loop and yielded by it became the
+    loop's result, a read-only global, which a later write in place wrote
+    (a crash at run time). Defined outside of the loop, it is copied before
+    it is yielded, like any buffer from outside of the loop.
 
     **Deallocation**, when the module had tensors. When every function
     body of the module is straight-line code whose buffers have a static
