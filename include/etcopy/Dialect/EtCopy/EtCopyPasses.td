@@ -260,8 +260,10 @@ def EtCopyOptimizeTransfers
     of its block known; the dominator tree is walked only for users that the
     block of the first one does not dominate (see docs/CompileTime.md).
     Grouping uploads is one more walk and O(1) per copy. Moves through a
-    host temporary take one walk, each op compared with at most 64 moves
-    in progress in its block (beyond that, a later d2h is left as it is).
+    host temporary are found in the first round's walk; each block that
+    has one is swept from its first d2h until no move is in progress, each
+    op compared with at most 64 moves in progress (beyond that, a later
+    d2h is left as it is).
 
     Remarks (category `etcopy`, subcategory `etcopy-optimize-transfers`):
     `RoundTripElided`, `DuplicatesMerged`, `DeadCopyErased`,

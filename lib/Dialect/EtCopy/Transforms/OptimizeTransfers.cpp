@@ -181,10 +181,12 @@ static Value createCopy(OpBuilder &builder, Location loc, Type type,
 }
 
 /// The functional copies nested in `root`, in program order, and the
-/// scf.for loops, inner ones first: one walk.
-static void collectCopiesAndLoops(Operation *root,
-                                  SmallVectorImpl<Operation *> &copies,
-                                  SmallVectorImpl<scf::ForOp> &loops) {
+/// scf.for loops, inner ones first: one walk. With `outFormD2Hs`, also the
+/// out-form etcopy.d2h ops, in program order.
+static void
+collectCopiesAndLoops(Operation *root, SmallVectorImpl<Operation *> &copies,
+                      SmallVectorImpl<scf::ForOp> &loops,
+                      SmallVectorImpl<D2HOp> *outFormD2Hs = nullptr) {
   copies.clear();
   loops.clear();
   root->walk([&](Operation *op) {
@@ -192,6 +194,8 @@ static void collectCopiesAndLoops(Operation *root,
       copies.push_back(op);
     else if (auto loop = dyn_cast<scf::ForOp>(op))
       loops.push_back(loop);
+    else if (auto d2h = dyn_cast<D2HOp>(op); d2h && outFormD2Hs)
+      outFormD2Hs->push_back(d2h);
   });
 }
 
@@ -333,7 +337,7 @@ private:
   bool carryLoopCopies(ArrayRef<scf::ForOp> loops);
   bool placeCopies(ArrayRef<Operation *> copies, CopyPlacement &placement);
   bool groupUploads(ArrayRef<Operation *> copies, CopyPlacement &placement);
-  bool moveBetweenDevicesDirectly();
+  bool moveBetweenDevicesDirectly(ArrayRef<D2HOp> d2hs);
   void remarkKeptCopies(CopyPlacement &placement);
 
   Counters counters;
@@ -449,11 +453,21 @@ static bool mayAlias(Value a, Value b, LocalAliasAnalysis &aliasAnalysis) {
   return !aliasAnalysis.alias(a, b).isNo();
 }
 
-bool EtCopyOptimizeTransfersPass::moveBetweenDevicesDirectly() {
-  // The moves started in the block and not finished yet, keyed by their
-  // h2d. A write that may touch the source of one cancels it; at most
-  // kMaxPending are followed at a time (a later d2h is then left alone),
-  // which keeps the pass linear in the size of a block.
+bool EtCopyOptimizeTransfersPass::moveBetweenDevicesDirectly(
+    ArrayRef<D2HOp> d2hs) {
+  // The moves the d2h ops start, by block, in program order.
+  llvm::MapVector<Block *, SmallVector<MoveThroughHost>> candidates;
+  for (D2HOp d2h : d2hs)
+    if (std::optional<MoveThroughHost> move = matchMoveThroughHost(d2h))
+      candidates[d2h->getBlock()].push_back(*move);
+  if (candidates.empty())
+    return false;
+
+  // Each block is swept from its first candidate's d2h until no move is in
+  // progress. The moves in progress are keyed by their h2d; a write that
+  // may touch the source of one cancels it. At most kMaxPending are
+  // followed at a time (a later d2h is then left alone), which keeps the
+  // sweep linear in the size of the block.
   constexpr unsigned kMaxPending = 64;
   llvm::MapVector<Operation *, MoveThroughHost> pending;
   SmallVector<MoveThroughHost> moves;
@@ -488,25 +502,30 @@ bool EtCopyOptimizeTransfersPass::moveBetweenDevicesDirectly() {
     if (walk.wasInterrupted())
       pending.clear();
   };
-  getOperation()->walk([&](Block *block) {
+  for (auto &[block, blockMoves] : candidates) {
     pending.clear();
-    for (Operation &op : *block) {
-      if (pending.empty() && !isa<D2HOp>(op))
-        continue;
-      // The h2d of a move still pending finishes it; like any op, it then
+    ArrayRef<MoveThroughHost> next = blockMoves;
+    for (Operation *op = next.front().d2h; op && (!pending.empty() ||
+                                                 !next.empty());
+         op = op->getNextNode()) {
+      // The h2d of a move in progress finishes it; like any op, it then
       // cancels the moves whose source it may write (its destination).
-      if (auto it = pending.find(&op); it != pending.end()) {
-        moves.push_back(it->second);
-        pending.erase(it);
+      if (!pending.empty()) {
+        if (auto it = pending.find(op); it != pending.end()) {
+          moves.push_back(it->second);
+          pending.erase(it);
+        }
+        cancelWritesOf(op);
       }
-      cancelWritesOf(&op);
-      if (auto d2h = dyn_cast<D2HOp>(op); d2h && pending.size() < kMaxPending)
-        if (std::optional<MoveThroughHost> move = matchMoveThroughHost(d2h))
-          pending.insert({move->h2d, *move});
+      if (!next.empty() && next.front().d2h == op) {
+        if (pending.size() < kMaxPending)
+          pending.insert({next.front().h2d, next.front()});
+        next = next.drop_front();
+      }
     }
-  });
+  }
 
-  // Rewritten after the walk, which the erasures would disturb.
+  // Rewritten after the sweeps, which the erasures would disturb.
   for (MoveThroughHost move : moves) {
     if (InFlightRemark remark =
             remarkPassed(move.h2d, "MovedBetweenDevices", getArgument()))
@@ -839,10 +858,16 @@ void EtCopyOptimizeTransfersPass::runOnOperation() {
   SmallVector<Operation *> copies;
   SmallVector<scf::ForOp> loops;
   constexpr unsigned kMaxRounds = 16;
-  // Out-form copies, which the rounds leave alone, first.
-  bool changedIR = moveBetweenDevicesDirectly();
+  SmallVector<D2HOp> outFormD2Hs;
+  bool changedIR = false;
   for (unsigned round = 0; round < kMaxRounds; ++round) {
-    collectCopiesAndLoops(getOperation(), copies, loops);
+    // The out-form copies, which the rounds leave alone, are rewritten
+    // first, from the first round's walk: they never touch the functional
+    // copies and loops it collects.
+    collectCopiesAndLoops(getOperation(), copies, loops,
+                          round == 0 ? &outFormD2Hs : nullptr);
+    if (round == 0)
+      changedIR |= moveBetweenDevicesDirectly(outFormD2Hs);
     if (copies.empty())
       break;
     bool changed = elideRoundTrips(copies, placement);
