@@ -86,6 +86,42 @@ func.func @dynamic_sizes(%s: memref<?x4xf32, #etcopy.device<cuda:1>>, %d: memref
 
 // -----
 
+// Moves in progress at once in one block: each becomes a d2d at its h2d,
+// except the third, whose source the first one's h2d overwrites before the
+// third's h2d: it stays staged through the host.
+!s0 = memref<4xf32, #etcopy.device<cuda:0>>
+!s1 = memref<4xf32, #etcopy.device<cuda:1>>
+!s2 = memref<4xf32, #etcopy.device<cuda:2>>
+
+// CHECK-LABEL: func.func @interleaved
+// CHECK-SAME: (%[[S:.*]]: memref<4xf32, #etcopy.device<cuda:0>>, %[[R:.*]]: memref<4xf32, #etcopy.device<cuda:2>>, %[[D:.*]]: memref<4xf32, #etcopy.device<cuda:1>>, %[[E:.*]]: memref<4xf32, #etcopy.device<cuda:0>>, %[[F:.*]]: memref<4xf32, #etcopy.device<cuda:0>>)
+// CHECK-NEXT: %[[T:.*]] = memref.alloc() : memref<4xf32>
+// CHECK-NEXT: etcopy.d2h %[[D]], %[[T]]
+// CHECK-NEXT: etcopy.d2d %[[S]], %[[D]]
+// CHECK-NEXT: etcopy.d2d %[[R]], %[[E]]
+// CHECK-NEXT: etcopy.h2d %[[T]], %[[F]]
+// CHECK-NEXT: memref.dealloc %[[T]]
+// CHECK-NEXT: return
+// REMARK: remark: [Passed] MovedBetweenDevices | {{.*}} | Function=interleaved | Remark="etcopy.d2h from cuda:0 and etcopy.h2d to cuda:1
+// REMARK: remark: [Passed] MovedBetweenDevices | {{.*}} | Function=interleaved | Remark="etcopy.d2h from cuda:2 and etcopy.h2d to cuda:0
+func.func @interleaved(%s: !s0, %r: !s2, %d: !s1, %e: !s0, %f: !s0) {
+  %t0 = memref.alloc() : memref<4xf32>
+  etcopy.d2h %s, %t0 : !s0 -> memref<4xf32>
+  %t1 = memref.alloc() : memref<4xf32>
+  etcopy.d2h %r, %t1 : !s2 -> memref<4xf32>
+  %t2 = memref.alloc() : memref<4xf32>
+  etcopy.d2h %d, %t2 : !s1 -> memref<4xf32>
+  etcopy.h2d %t0, %d : memref<4xf32> -> !s1
+  etcopy.h2d %t1, %e : memref<4xf32> -> !s0
+  etcopy.h2d %t2, %f : memref<4xf32> -> !s0
+  memref.dealloc %t0 : memref<4xf32>
+  memref.dealloc %t1 : memref<4xf32>
+  memref.dealloc %t2 : memref<4xf32>
+  return
+}
+
+// -----
+
 // Negative: the host reads the temporary between the copies (or after
 // them): the host copy is needed.
 !s0 = memref<4xf32, #etcopy.device<cuda:0>>
