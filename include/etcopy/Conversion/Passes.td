@@ -43,8 +43,9 @@ def ConvertEtCopyToGPU : EtCopyPass<"convert-etcopy-to-gpu", "::mlir::ModuleOp">
     With `memory-space=gpu`, `#etcopy.device<cuda:0>` memory spaces are
     replaced by `#gpu.address_space<global>` (and `#etcopy.device<cpu>` by
     no memory space) in every type of the module, function signatures
-    included, and the `etcopy.*` discardable attributes are dropped, so that
-    memref-level output needs no etcopy dialect at all; a non-zero ordinal
+    included, and the `etcopy.*` discardable attributes and argument
+    attributes are dropped, so that memref-level output needs no etcopy
+    dialect at all; a non-zero ordinal
     cannot be expressed that way and is an error.
 
     ```mlir
@@ -280,8 +281,11 @@ def ConvertEtCopyToHost : EtCopyPass<"convert-etcopy-to-host", "::mlir::ModuleOp
     replaced by its source (a `tensor.cast` where the static shapes differ).
     Then every `#etcopy.device` memory space and tensor encoding is erased
     from the module's types (function signatures included) and the
-    `etcopy.*` discardable attributes are dropped, so that the module runs
-    with no CUDA at all and lowers with the standard host pipeline.
+    `etcopy.*` discardable attributes and argument attributes are dropped
+    (a delegate is a host function now; the buffers its calls write, as
+    `etcopy.writes` said, were chosen by bufferization before), so that the
+    module runs with no CUDA at all and lowers with the standard host
+    pipeline.
   }];
   let dependentDialects = ["::mlir::memref::MemRefDialect",
                            "::mlir::tensor::TensorDialect"];

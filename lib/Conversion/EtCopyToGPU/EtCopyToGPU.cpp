@@ -564,9 +564,9 @@ static LogicalResult replaceDeviceMemorySpaces(Operation *root) {
                       "memory-space=etcopy");
       return WalkResult::interrupt();
     }
-    for (NamedAttribute attr : llvm::to_vector(op->getDiscardableAttrs()))
-      if (attr.getName().getValue().starts_with("etcopy."))
-        op->removeDiscardableAttr(attr.getName());
+    // Those of function arguments too: `etcopy.writes` is only valid on a
+    // delegate, and the delegate's `etcopy.device` goes.
+    removeEtCopyAttributes(op);
     return WalkResult::advance();
   });
   return failure(result.wasInterrupted());

@@ -3,7 +3,8 @@
 // The CPU reference lowering of etcopy: every copy is a clone on the host.
 // Out-form copies become memref.copy, functional copies their source (or a
 // tensor.cast of it), and every #etcopy.device placement is erased from the
-// module's types together with the etcopy discardable attributes.
+// module's types together with the etcopy attributes of ops and function
+// arguments.
 //
 //===----------------------------------------------------------------------===//
 
@@ -85,11 +86,12 @@ void mlir::etcopy::erasePlacements(Operation *root) {
                                         /*replaceLocs=*/false,
                                         /*replaceTypes=*/true);
 
-  root->walk([](Operation *op) {
-    for (NamedAttribute attr : llvm::to_vector(op->getDiscardableAttrs()))
-      if (attr.getName().getValue().starts_with("etcopy."))
-        op->removeDiscardableAttr(attr.getName());
-  });
+  // What etcopy says about ops and function arguments (a delegate's
+  // `etcopy.device`, `etcopy.writes`) goes with the placements: the
+  // verifier accepts `etcopy.writes` on delegates only, and once the
+  // bufferized calls read and write host buffers, what the delegate writes
+  // is already in the code.
+  root->walk([](Operation *op) { removeEtCopyAttributes(op); });
 }
 
 namespace {

@@ -331,8 +331,8 @@ void ConvertGPUToCUDARuntimePass::runOnOperation() {
   support.emit();
 
   // Fold the casts and what the patterns left, check that nothing etcopy-
-  // or token-typed survived, drop the etcopy discardable attributes (they
-  // have no meaning in LLVM IR) and count the call sites of the runtime
+  // or token-typed survived, drop the etcopy attributes of ops and function
+  // arguments (they have no meaning in LLVM IR) and count the call sites of the runtime
   // support.
   reconcileCasts(module);
   bool leftovers = false;
@@ -346,9 +346,10 @@ void ConvertGPUToCUDARuntimePass::runOnOperation() {
   auto check = [&](Operation *nested) {
     if (isa<gpu::GPUModuleOp>(nested))
       return WalkResult::skip();
-    for (NamedAttribute attr : llvm::to_vector(nested->getDiscardableAttrs()))
-      if (attr.getName().getValue().starts_with("etcopy."))
-        nested->removeDiscardableAttr(attr.getName());
+    // With those of function arguments: the `_mlir_ciface_` wrapper of a
+    // delegate keeps its `etcopy.writes` otherwise, which the verifier
+    // rejects on a function that is no delegate.
+    removeEtCopyAttributes(nested);
     if (auto call = dyn_cast<LLVM::CallOp>(nested)) {
       std::optional<StringRef> callee = call.getCallee();
       if (callee && support.isSupportFunction(*callee))

@@ -2,12 +2,13 @@
 
 // memory-space=gpu: #etcopy.device<cuda:0> becomes #gpu.address_space<global>
 // and #etcopy.device<cpu> no memory space, in function signatures, block
-// arguments and the types of all values; etcopy attributes are dropped. The
-// output is read and verified by upstream mlir-opt, which knows nothing of
-// etcopy.
+// arguments and the types of all values; etcopy attributes are dropped, those
+// of arguments too (`etcopy.writes` on what is no delegate any more failed
+// to verify). The output is read and verified by upstream mlir-opt, which
+// knows nothing of etcopy.
 
 // CHECK-LABEL: func.func private @device_kernel(memref<4xf32, #gpu.address_space<global>>)
-func.func private @device_kernel(memref<4xf32, #etcopy.device<cuda:0>>) attributes {etcopy.device = #etcopy.device<cuda:0>}
+func.func private @device_kernel(memref<4xf32, #etcopy.device<cuda:0>> {etcopy.writes}) attributes {etcopy.device = #etcopy.device<cuda:0>}
 
 // CHECK-LABEL: func.func @spaces
 // CHECK-SAME: (%[[H:.*]]: memref<4xf32>, %[[CPU:.*]]: memref<4xf32>, %[[N:.*]]: index) -> memref<4xf32, #gpu.address_space<global>>

@@ -80,18 +80,20 @@ func.func @tensor_loop(%x: tensor<2x?xf32>, %n: index) -> tensor<2x?xf32> {
 
 // -----
 
-// Signatures of declarations, calls, unranked memrefs and the discardable
-// etcopy attributes. Other attributes stay.
-// CHECK-LABEL: func.func private @delegate(tensor<4xf32>, memref<*xf32>) -> memref<4xf32>
+// Signatures of declarations, calls, unranked memrefs, the discardable
+// etcopy attributes and those of arguments: `etcopy.writes` goes with the
+// delegate's `etcopy.device` (the verifier rejected it on what was left, a
+// host function). Other attributes stay.
+// CHECK-LABEL: func.func private @delegate(tensor<4xf32> {bufferization.access = "read-write"}, memref<*xf32>, memref<4xf32>) -> memref<4xf32>
 // CHECK-SAME: attributes {keep = 1 : i32}
-func.func private @delegate(tensor<4xf32, #etcopy.device<cuda:0>>, memref<*xf32, #etcopy.device<cuda:0>>) -> memref<4xf32, #etcopy.device<cuda:0>> attributes {etcopy.device = #etcopy.device<cuda:0>, keep = 1 : i32}
+func.func private @delegate(tensor<4xf32, #etcopy.device<cuda:0>> {bufferization.access = "read-write", etcopy.writes}, memref<*xf32, #etcopy.device<cuda:0>>, memref<4xf32, #etcopy.device<cuda:0>> {etcopy.writes}) -> memref<4xf32, #etcopy.device<cuda:0>> attributes {etcopy.device = #etcopy.device<cuda:0>, keep = 1 : i32}
 
 // CHECK-LABEL: func.func @method
-// CHECK-SAME: (%[[T:.*]]: tensor<4xf32>, %[[U:.*]]: memref<*xf32>) -> memref<4xf32> {
-// CHECK-NEXT: %[[R:.*]] = call @delegate(%[[T]], %[[U]]) : (tensor<4xf32>, memref<*xf32>) -> memref<4xf32>
+// CHECK-SAME: (%[[T:.*]]: tensor<4xf32>, %[[U:.*]]: memref<*xf32>, %[[W:.*]]: memref<4xf32>) -> memref<4xf32> {
+// CHECK-NEXT: %[[R:.*]] = call @delegate(%[[T]], %[[U]], %[[W]]) : (tensor<4xf32>, memref<*xf32>, memref<4xf32>) -> memref<4xf32>
 // CHECK-NEXT: return %[[R]] : memref<4xf32>
-func.func @method(%t: tensor<4xf32, #etcopy.device<cuda:0>>, %u: memref<*xf32, #etcopy.device<cuda:0>>) -> memref<4xf32, #etcopy.device<cuda:0>> attributes {etcopy.propagate = {skip_h2d_for_method_inputs = true}} {
-  %r = func.call @delegate(%t, %u) {etcopy.device = #etcopy.device<cuda:0>} : (tensor<4xf32, #etcopy.device<cuda:0>>, memref<*xf32, #etcopy.device<cuda:0>>) -> memref<4xf32, #etcopy.device<cuda:0>>
+func.func @method(%t: tensor<4xf32, #etcopy.device<cuda:0>>, %u: memref<*xf32, #etcopy.device<cuda:0>>, %w: memref<4xf32, #etcopy.device<cuda:0>>) -> memref<4xf32, #etcopy.device<cuda:0>> attributes {etcopy.propagate = {skip_h2d_for_method_inputs = true}} {
+  %r = func.call @delegate(%t, %u, %w) {etcopy.device = #etcopy.device<cuda:0>} : (tensor<4xf32, #etcopy.device<cuda:0>>, memref<*xf32, #etcopy.device<cuda:0>>, memref<4xf32, #etcopy.device<cuda:0>>) -> memref<4xf32, #etcopy.device<cuda:0>>
   return %r : memref<4xf32, #etcopy.device<cuda:0>>
 }
 

@@ -1,4 +1,5 @@
-// RUN: etcopy-opt %s --convert-gpu-to-cuda-runtime | FileCheck %s --implicit-check-not=#etcopy
+// RUN: etcopy-opt %s --convert-gpu-to-cuda-runtime \
+// RUN:   | FileCheck %s --implicit-check-not=#etcopy --implicit-check-not=etcopy.writes
 
 // A delegate runs with its device current: the call is bracketed by
 // __etcopy_enter_device (select the device, return the previous one) and
@@ -85,6 +86,34 @@ func.func @one_line(%d0: memref<4xf32, #etcopy.device<cuda:0>>,
   call @on1(%d1) : (memref<4xf32, #etcopy.device<cuda:1>>) -> () loc("model.py":7:3)
   gpu.memcpy %d0, %h : memref<4xf32, #etcopy.device<cuda:0>>, memref<4xf32> loc("model.py":7:9)
   return loc("model.py":7:20)
+}
+
+// A delegate that writes an argument, called through its C interface
+// (plain and stream-ordered): the `_mlir_ciface_` wrapper that the LLVM
+// lowering derives from it copies its argument attributes, but not
+// `etcopy.writes`, which the verifier accepts on delegates only (the
+// lowered module did not verify). Other argument attributes stay.
+// CHECK-LABEL: llvm.func private @writes(
+// CHECK: llvm.call @_mlir_ciface_writes(
+// CHECK-LABEL: llvm.func @_mlir_ciface_writes(!llvm.ptr {bufferization.access = "read-write"}, !llvm.ptr)
+// CHECK-LABEL: llvm.func private @writes_on_stream(
+// CHECK: llvm.call @_mlir_ciface_writes_on_stream(
+// CHECK-LABEL: llvm.func @_mlir_ciface_writes_on_stream(!llvm.ptr, !llvm.ptr)
+// CHECK-LABEL: llvm.func @writes_c_interface
+// CHECK: llvm.call @writes(
+// CHECK: llvm.call @writes_on_stream(
+func.func private @writes(memref<4xf32, #etcopy.device<cuda:0>> {bufferization.access = "read-write", etcopy.writes},
+                          memref<4xf32, #etcopy.device<cuda:0>>)
+    attributes {etcopy.device = #etcopy.device<cuda:0>, llvm.emit_c_interface}
+func.func private @writes_on_stream(memref<4xf32, #etcopy.device<cuda:0>> {etcopy.writes})
+    attributes {etcopy.device = #etcopy.device<cuda:0>, etcopy.stream_ordered,
+                llvm.emit_c_interface}
+
+func.func @writes_c_interface(%d: memref<4xf32, #etcopy.device<cuda:0>>,
+                              %e: memref<4xf32, #etcopy.device<cuda:0>>) {
+  call @writes(%d, %e) : (memref<4xf32, #etcopy.device<cuda:0>>, memref<4xf32, #etcopy.device<cuda:0>>) -> ()
+  call @writes_on_stream(%d) : (memref<4xf32, #etcopy.device<cuda:0>>) -> ()
+  return
 }
 
 // The support functions: the previous device is read with cudaGetDevice

@@ -154,7 +154,7 @@ func.func @carry(%s0: !h, %n: index) -> !h {
 
 // The summaries come last, at the module's location.
 // PROPAGATE: remarks.mlir:0:0: remark: [Analysis] Summary | Category:etcopy:etcopy-propagate-device | arguments-on-device=1, copies-avoided={{[0-9]+}}, d2h-inserted=1, h2d-inserted=2, results-on-device=1
-// OPTIMIZE: remarks.mlir:0:0: remark: [Analysis] Summary | Category:etcopy:etcopy-optimize-transfers | copies-hoisted=3, copies-sunk=1, dead-copies-elided=1, duplicate-copies-elided=1, round-trip-copies-elided=2
+// OPTIMIZE: remarks.mlir:0:0: remark: [Analysis] Summary | Category:etcopy:etcopy-optimize-transfers | copies-hoisted=3, copies-sunk=1, dead-copies-elided=1, duplicate-copies-elided=1, moves-between-devices-direct=0, round-trip-copies-elided=2
 // YAML:      Name: Summary
 // YAML-NEXT: DebugLoc: { File: remarks.mlir, Line: 0, Column: 0 }
 // YAML-NEXT: Function: '<unknown function>'
@@ -177,4 +177,5 @@ func.func @carry(%s0: !h, %n: index) -> !h {
 // YAML-NEXT:   - copies-hoisted: '3'
 // YAML-NEXT:   - copies-sunk: '1'
 // YAML-NEXT:   - uploads-grouped: '0'
+// YAML-NEXT:   - moves-between-devices-direct: '0'
 // YAML-NEXT: ...

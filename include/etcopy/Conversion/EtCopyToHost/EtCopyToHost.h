@@ -23,8 +23,9 @@ namespace etcopy {
 void populateEtCopyToHostConversionPatterns(RewritePatternSet &patterns);
 
 /// Removes every #etcopy.device placement (memory spaces, tensor encodings,
-/// function signatures, block arguments) and etcopy discardable attributes
-/// from `root`.
+/// function signatures, block arguments) from `root`, and the etcopy
+/// attributes of its ops and of their arguments and results
+/// (removeEtCopyAttributes).
 void erasePlacements(Operation *root);
 
 } // namespace etcopy

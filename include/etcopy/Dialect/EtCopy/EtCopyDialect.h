@@ -60,6 +60,13 @@ DeviceAttr getDelegateDevice(Operation *op);
 /// calls to it (see docs/Delegates.md).
 bool isStreamOrderedDelegate(Operation *op);
 
+/// Removes what etcopy says about `op`, for code that no longer has
+/// placements (the host reference lowering) or is lowered to LLVM: its
+/// `etcopy.*` discardable attributes and, on a function, the `etcopy.*`
+/// attributes of its arguments and results (`etcopy.writes`, which the
+/// verifier accepts on delegates only). Other attributes stay.
+void removeEtCopyAttributes(Operation *op);
+
 } // namespace mlir::etcopy
 
 #endif // ETCOPY_DIALECT_ETCOPY_ETCOPYDIALECT_H

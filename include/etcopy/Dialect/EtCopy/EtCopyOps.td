@@ -164,7 +164,9 @@ def EtCopy_D2DOp : EtCopy_CopyOp<"d2d"> {
     NVLink or PCIe peer-to-peer where the devices allow it. ExecuTorch has no
     such op: a move from `cuda:0` to `cuda:1` there is a `_d2h_copy`
     followed by an `_h2d_copy`. Canonicalisation turns such a pair into one
-    `etcopy.d2d` per device reached when nothing else uses the host copy.
+    `etcopy.d2d` per device reached when nothing else uses the host copy;
+    `etcopy-optimize-transfers` does the same for the out form, when the
+    host copy is a temporary buffer that only relays the data.
 
     The functional form is pure and folds a round trip
     (`d2d(d2d(x)) -> x` when `x` already has the result's type); the out form

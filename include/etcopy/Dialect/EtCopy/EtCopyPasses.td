@@ -160,9 +160,24 @@ def EtCopyOptimizeTransfers
   let summary = "Remove needless host<->device copies";
   let description = [{
     Works on any IR with functional `etcopy.h2d`/`etcopy.d2h` copies,
-    hand-written or produced by `etcopy-propagate-device`; out-form copies
-    (memref destinations) read and write memory and are left alone. Until
-    nothing changes, it:
+    hand-written or produced by `etcopy-propagate-device`. Out-form copies
+    (memref destinations) read and write memory; the pass changes one
+    pattern of them only, first: a move between devices through a host
+    temporary, `etcopy.d2h %src, %tmp` then `etcopy.h2d %tmp, %dst` later
+    in the same block, where `%dst` is on another device than `%src` and
+    `%tmp` is a `memref.alloc` that nothing else uses but its
+    deallocations (none between the copies), becomes one
+    `etcopy.d2d %src, %dst` at the h2d, and the temporary goes. It must be
+    certain that nothing writes `%src` in between: any op there with a
+    write or free that may alias `%src` (a buffer on its device that the
+    local alias analysis cannot tell apart from it) or with unknown
+    effects (a call) keeps the move as it is, as do sizes that the two
+    copies would check at run time and one d2d would not (a static size of
+    the temporary that is dynamic on both sides, a dynamic one not read
+    from either side with `memref.dim`). This is what the canonicalizer
+    does for the functional form (`etcopy.d2h`'s canonicalization), for
+    code written, like ExecuTorch's out-form kernels, at the memref level.
+    Then, until nothing changes, it:
 
     * elides same-device round trips: `h2d(d2h(y)) -> y` when `y` already
       has the type the `h2d` produces, and `d2h(h2d(x)) -> x` (the rule of
@@ -244,12 +259,16 @@ def EtCopyOptimizeTransfers
     region's blocks are found once; moving a copy keeps the operation order
     of its block known; the dominator tree is walked only for users that the
     block of the first one does not dominate (see docs/CompileTime.md).
-    Grouping uploads is one more walk and O(1) per copy.
+    Grouping uploads is one more walk and O(1) per copy. Moves through a
+    host temporary are found in the first round's walk; each block that
+    has one is swept from its first d2h until no move is in progress, each
+    op compared with at most 64 moves in progress (beyond that, a later
+    d2h is left as it is).
 
     Remarks (category `etcopy`, subcategory `etcopy-optimize-transfers`):
     `RoundTripElided`, `DuplicatesMerged`, `DeadCopyErased`,
-    `CopyHoisted`, `LoopStateCarried`, `CopySunk` and `UploadGrouped`
-    (passed) for each rewrite, `CopyKept` (missed) for each copy left in the module with the
+    `CopyHoisted`, `LoopStateCarried`, `CopySunk`, `UploadGrouped` and
+    `MovedBetweenDevices` (passed) for each rewrite, `CopyKept` (missed) for each copy left in the module with the
     reason, and a `Summary` (analysis) with the counts of the statistics.
   }];
   let dependentDialects = ["::mlir::etcopy::EtCopyDialect"];
@@ -276,6 +295,9 @@ def EtCopyOptimizeTransfers
     Statistic<"numGrouped", "uploads-grouped",
               "Uploads moved up to the previous upload to their device, to "
               "be batched with it">,
+    Statistic<"numMovedBetweenDevices", "moves-between-devices-direct",
+              "Out-form moves between devices through a host temporary made "
+              "one etcopy.d2d">,
   ];
 }
 
@@ -569,7 +591,14 @@ def EtCopyBufferize : EtCopyPass<"etcopy-bufferize", "::mlir::ModuleOp"> {
     `bufferize-function-boundaries`, `use-encoding-for-memory-space` (the
     encoding `#etcopy.device<cuda:0>` of a tensor becomes the memory space of
     its buffer), identity-layout function boundaries and
-    `allow-return-allocs-from-loops`.
+    `allow-return-allocs-from-loops`. Tensor constants in nested regions
+    are moved to their function's entry block first, as the canonicalizer
+    would: upstream's `scf.for` and `scf.while` models take a value created
+    in the loop for a new, writable buffer that the loop may yield without
+    a copy, so a constant created in a loop and yielded by it became the
+    loop's result, a read-only global, which a later write in place wrote
+    (a crash at run time). Defined outside of the loop, it is copied before
+    it is yielded, like any buffer from outside of the loop.
 
     **Deallocation**, when the module had tensors. When every function
     body of the module is straight-line code whose buffers have a static
@@ -719,7 +748,8 @@ def EtCopyFinalizeLLVM : EtCopyPass<"etcopy-finalize-llvm", "::mlir::ModuleOp"> 
                 "attributes, check that only the LLVM dialect is left";
   let description = [{
     The last stage of `--etcopy-to-cuda` and `--etcopy-to-host`. It drops
-    the `etcopy.*` discardable attributes, whose information the pipelines
+    the `etcopy.*` discardable attributes and function argument attributes
+    (`etcopy.writes`), whose information the pipelines
     export as LLVM globals where a host program needs it (arenas,
     signatures) and which LLVM IR cannot carry. Then it fails, naming the
     first op outside the LLVM dialect, if anything survived the lowering: a

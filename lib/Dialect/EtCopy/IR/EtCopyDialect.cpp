@@ -163,6 +163,34 @@ bool mlir::etcopy::isStreamOrderedDelegate(Operation *op) {
          op->hasAttr(EtCopyDialect::getStreamOrderedAttrName());
 }
 
+void mlir::etcopy::removeEtCopyAttributes(Operation *op) {
+  auto isEtCopy = [](NamedAttribute attr) {
+    return attr.getName().getValue().starts_with("etcopy.");
+  };
+  for (NamedAttribute attr : llvm::to_vector(op->getDiscardableAttrs()))
+    if (isEtCopy(attr))
+      op->removeDiscardableAttr(attr.getName());
+  auto function = dyn_cast<FunctionOpInterface>(op);
+  if (!function)
+    return;
+  // Wrappers that the LLVM lowering derives from a function (the
+  // `_mlir_ciface_` one of `llvm.emit_c_interface`) copy its argument
+  // attributes: these must go too.
+  if (function.getAllArgAttrs())
+    for (unsigned index = 0, e = function.getNumArguments(); index < e;
+         ++index)
+      for (NamedAttribute attr :
+           llvm::to_vector(function.getArgAttrs(index)))
+        if (isEtCopy(attr))
+          function.removeArgAttr(index, attr.getName());
+  if (function.getAllResultAttrs())
+    for (unsigned index = 0, e = function.getNumResults(); index < e; ++index)
+      for (NamedAttribute attr :
+           llvm::to_vector(function.getResultAttrs(index)))
+        if (isEtCopy(attr))
+          function.removeResultAttr(index, attr.getName());
+}
+
 //===----------------------------------------------------------------------===//
 // Discardable attributes
 //===----------------------------------------------------------------------===//

@@ -444,6 +444,37 @@ static void bufferizeDelegateCallsAhead(ModuleOp module) {
   }
 }
 
+/// Moves each tensor constant nested in a region of a function (a loop body,
+/// a branch) to the start of the function's entry block, as the
+/// canonicalizer would. One-Shot Bufferize's models of scf.for and
+/// scf.while take a value created in the loop for a new buffer, which the
+/// loop may hand out without a copy (allow-return-allocs-from-loops), and
+/// the loop's results for writable buffers: a constant created in the loop
+/// and yielded is then the loop's result without a copy, a read-only
+/// global, and a write into that result in place writes the global (a crash
+/// at run time; upstream `one-shot-bufferize` does the same). A constant
+/// defined outside of the loop is a value the yield aliases, which the
+/// models copy before yielding it, as they copy any buffer from outside the
+/// loop. A constant has no operands: the entry block dominates its uses.
+static void hoistTensorConstants(ModuleOp module) {
+  SmallVector<Operation *> nested;
+  for (auto function : module.getOps<FunctionOpInterface>()) {
+    Region &body = function.getFunctionBody();
+    if (body.empty())
+      continue;
+    nested.clear();
+    body.walk([&](Operation *op) {
+      if (op->getParentRegion() != &body && op->getNumResults() == 1 &&
+          isa<TensorType>(op->getResult(0).getType()) &&
+          op->hasTrait<OpTrait::ConstantLike>())
+        nested.push_back(op);
+    });
+    Block &entry = body.front();
+    for (Operation *constant : nested)
+      constant->moveBefore(&entry, entry.begin());
+  }
+}
+
 /// States the delegate contract to One-Shot Bufferize: a delegate
 /// declaration reads its tensor arguments (and writes those marked
 /// etcopy.writes) and returns fresh buffers; a delegate definition may not
@@ -947,6 +978,7 @@ void BufferizePass::runOnOperation() {
   // Memref-level input: nothing to bufferize, and nothing changed.
   if (!tensors)
     return markAllAnalysesPreserved();
+  hoistTensorConstants(module);
   bufferizeDelegateCallsAhead(module);
   SmallVector<func::FuncOp> contractBodies = applyDelegateContract(module);
   LogicalResult bufferized = runPipeline(bufferize, module);

@@ -272,9 +272,7 @@ struct FinalizeLLVMPass
     // conversion failed (often the cast's user) when there is one.
     Operation *leftover = nullptr, *leftoverCast = nullptr;
     getOperation()->walk([&](Operation *op) {
-      for (NamedAttribute attr : llvm::to_vector(op->getDiscardableAttrs()))
-        if (attr.getName().getValue().starts_with("etcopy."))
-          op->removeDiscardableAttr(attr.getName());
+      removeEtCopyAttributes(op);
       if (isa<ModuleOp>(op) || isa<LLVM::LLVMDialect>(op->getDialect()))
         return;
       Operation *&first =
@@ -284,8 +282,9 @@ struct FinalizeLLVMPass
     });
     if (!leftover)
       leftover = leftoverCast;
-    // Dropping discardable attributes invalidates no analysis and cannot
-    // make valid IR invalid: no need to verify the (large) module again.
+    // Dropping every etcopy attribute (those of arguments with their
+    // function's) invalidates no analysis and cannot make valid IR invalid:
+    // no need to verify the (large) module again.
     markAllAnalysesPreserved();
     if (!leftover)
       return;

@@ -3,8 +3,10 @@
 // The etcopy-optimize-transfers pass: elides same-device round trips, merges
 // duplicate copies of one value to one device, removes dead copies, hoists
 // copies out of loops (loop-invariant ones and loop-carried pairs) and sinks
-// the others to just before their first user. Also defines the placement
-// rule for functional copies that etcopy-propagate-device shares.
+// the others to just before their first user; at the memref level, turns a
+// move between devices through a host temporary into one etcopy.d2d. Also
+// defines the placement rule for functional copies that
+// etcopy-propagate-device shares.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +15,8 @@
 #include "etcopy/Dialect/EtCopy/EtCopyOps.h"
 #include "etcopy/Dialect/EtCopy/EtCopyPasses.h"
 
+#include "mlir/Analysis/AliasAnalysis/LocalAliasAnalysis.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/RegionGraphTraits.h"
@@ -177,10 +181,12 @@ static Value createCopy(OpBuilder &builder, Location loc, Type type,
 }
 
 /// The functional copies nested in `root`, in program order, and the
-/// scf.for loops, inner ones first: one walk.
-static void collectCopiesAndLoops(Operation *root,
-                                  SmallVectorImpl<Operation *> &copies,
-                                  SmallVectorImpl<scf::ForOp> &loops) {
+/// scf.for loops, inner ones first: one walk. With `outFormD2Hs`, also the
+/// out-form etcopy.d2h ops, in program order.
+static void
+collectCopiesAndLoops(Operation *root, SmallVectorImpl<Operation *> &copies,
+                      SmallVectorImpl<scf::ForOp> &loops,
+                      SmallVectorImpl<D2HOp> *outFormD2Hs = nullptr) {
   copies.clear();
   loops.clear();
   root->walk([&](Operation *op) {
@@ -188,6 +194,8 @@ static void collectCopiesAndLoops(Operation *root,
       copies.push_back(op);
     else if (auto loop = dyn_cast<scf::ForOp>(op))
       loops.push_back(loop);
+    else if (auto d2h = dyn_cast<D2HOp>(op); d2h && outFormD2Hs)
+      outFormD2Hs->push_back(d2h);
   });
 }
 
@@ -316,6 +324,7 @@ private:
     uint64_t hoisted = 0;
     uint64_t sunk = 0;
     uint64_t grouped = 0;
+    uint64_t movedBetweenDevices = 0;
   };
 
   // Each step takes the copies in program order (as the round found them)
@@ -328,11 +337,215 @@ private:
   bool carryLoopCopies(ArrayRef<scf::ForOp> loops);
   bool placeCopies(ArrayRef<Operation *> copies, CopyPlacement &placement);
   bool groupUploads(ArrayRef<Operation *> copies, CopyPlacement &placement);
+  bool moveBetweenDevicesDirectly(ArrayRef<D2HOp> d2hs);
   void remarkKeptCopies(CopyPlacement &placement);
 
   Counters counters;
 };
 } // namespace
+
+//===----------------------------------------------------------------------===//
+// Moves between devices through a host temporary (out form)
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// `etcopy.d2h %src, %tmp` then `etcopy.h2d %tmp, %dst` later in the same
+/// block, `%dst` on another device than `%src`, and `%tmp` a `memref.alloc`
+/// that nothing else uses but its deallocations: the host copy only relays
+/// the data, and one `etcopy.d2d %src, %dst` at the h2d does the same if
+/// nothing writes `%src` in between.
+struct MoveThroughHost {
+  D2HOp d2h;
+  H2DOp h2d;
+  memref::AllocOp temporary;
+};
+} // namespace
+
+/// Whether the sizes that the two copies of `move` check at run time are
+/// those that one copy from its source to its destination checks, so that
+/// the d2d fails exactly where they did: where the source and the
+/// destination are both static they agree (the d2d's verifier, C5), each
+/// static size of the temporary is static on one side too (where the
+/// verifiers made it equal), and each dynamic one is read from one side
+/// (`memref.dim`).
+static bool checksSameSizes(MoveThroughHost move) {
+  Value source = move.d2h.getSource(), dest = move.h2d.getDest();
+  auto sourceType = cast<MemRefType>(source.getType());
+  auto destType = cast<MemRefType>(dest.getType());
+  MemRefType temporaryType = move.temporary.getType();
+  for (int64_t dim = 0, rank = temporaryType.getRank(); dim < rank; ++dim) {
+    bool staticSource = !sourceType.isDynamicDim(dim);
+    bool staticDest = !destType.isDynamicDim(dim);
+    if (staticSource && staticDest &&
+        sourceType.getDimSize(dim) != destType.getDimSize(dim))
+      return false;
+    if (!temporaryType.isDynamicDim(dim)) {
+      if (!staticSource && !staticDest)
+        return false;
+      continue;
+    }
+    auto size = move.temporary.getDynamicSizes()[temporaryType
+                                                     .getDynamicDimIndex(dim)]
+                    .getDefiningOp<memref::DimOp>();
+    std::optional<int64_t> index =
+        size ? size.getConstantIndex() : std::nullopt;
+    if (!index || *index != dim ||
+        (size.getSource() != source && size.getSource() != dest))
+      return false;
+  }
+  return true;
+}
+
+/// The move `d2h` starts, if it is one (see MoveThroughHost) whose sizes
+/// carry over to a d2d; the writes in between are checked by the caller.
+static std::optional<MoveThroughHost> matchMoveThroughHost(D2HOp d2h) {
+  if (d2h.hasPureTensorSemantics())
+    return std::nullopt;
+  Value temporary = d2h.getDest();
+  auto alloc = temporary.getDefiningOp<memref::AllocOp>();
+  if (!alloc)
+    return std::nullopt;
+  DeviceAttr device = getPlacement(d2h.getSourceType()).device;
+  H2DOp h2d;
+  SmallVector<memref::DeallocOp> deallocs;
+  for (OpOperand &use : temporary.getUses()) {
+    Operation *user = use.getOwner();
+    if (user == d2h.getOperation())
+      continue;
+    if (auto dealloc = dyn_cast<memref::DeallocOp>(user)) {
+      deallocs.push_back(dealloc);
+      continue;
+    }
+    // One upload of the temporary, to another device (one to the source's
+    // device is no move between devices: a d2d must not stay on one).
+    auto upload = dyn_cast<H2DOp>(user);
+    if (h2d || !upload || upload.getSource() != temporary ||
+        getPlacement(upload.getTargetType()).device == device)
+      return std::nullopt;
+    h2d = upload;
+  }
+  if (!h2d || h2d->getBlock() != d2h->getBlock() ||
+      !d2h->isBeforeInBlock(h2d))
+    return std::nullopt;
+  // A free between the copies would make the h2d read freed memory.
+  for (memref::DeallocOp dealloc : deallocs) {
+    Operation *ancestor = d2h->getBlock()->findAncestorOpInBlock(*dealloc);
+    if (ancestor && !h2d->isBeforeInBlock(ancestor))
+      return std::nullopt;
+  }
+  MoveThroughHost move{d2h, h2d, alloc};
+  if (!checksSameSizes(move))
+    return std::nullopt;
+  return move;
+}
+
+/// Whether two memrefs may share memory: never on different devices (or a
+/// device and the host), otherwise unless the local alias analysis proves
+/// them apart (distinct allocations, an allocation and an argument, ...).
+static bool mayAlias(Value a, Value b, LocalAliasAnalysis &aliasAnalysis) {
+  Placement placementA = getPlacement(a.getType());
+  Placement placementB = getPlacement(b.getType());
+  if (placementA.kind != Placement::Kind::Unknown &&
+      placementB.kind != Placement::Kind::Unknown &&
+      (placementA.kind != placementB.kind ||
+       placementA.device != placementB.device))
+    return false;
+  return !aliasAnalysis.alias(a, b).isNo();
+}
+
+bool EtCopyOptimizeTransfersPass::moveBetweenDevicesDirectly(
+    ArrayRef<D2HOp> d2hs) {
+  // The moves the d2h ops start, by block, in program order.
+  llvm::MapVector<Block *, SmallVector<MoveThroughHost>> candidates;
+  for (D2HOp d2h : d2hs)
+    if (std::optional<MoveThroughHost> move = matchMoveThroughHost(d2h))
+      candidates[d2h->getBlock()].push_back(*move);
+  if (candidates.empty())
+    return false;
+
+  // Each block is swept from its first candidate's d2h until no move is in
+  // progress. The moves in progress are keyed by their h2d; a write that
+  // may touch the source of one cancels it. At most kMaxPending are
+  // followed at a time (a later d2h is then left alone), which keeps the
+  // sweep linear in the size of the block.
+  constexpr unsigned kMaxPending = 64;
+  llvm::MapVector<Operation *, MoveThroughHost> pending;
+  SmallVector<MoveThroughHost> moves;
+  LocalAliasAnalysis aliasAnalysis;
+  auto cancelWritesOf = [&](Operation *op) {
+    // Every memory write of `op` and of the ops nested in it: one of
+    // unknown target, or an op whose effects are unknown, cancels all.
+    WalkResult walk = op->walk([&](Operation *nested) {
+      if (pending.empty())
+        return WalkResult::interrupt();
+      auto effects = dyn_cast<MemoryEffectOpInterface>(nested);
+      if (!effects)
+        return nested->hasTrait<OpTrait::HasRecursiveMemoryEffects>()
+                   ? WalkResult::advance()
+                   : WalkResult::interrupt();
+      SmallVector<MemoryEffects::EffectInstance> instances;
+      effects.getEffects(instances);
+      for (const MemoryEffects::EffectInstance &instance : instances) {
+        if (!isa<MemoryEffects::Write, MemoryEffects::Free>(
+                instance.getEffect()))
+          continue;
+        Value written = instance.getValue();
+        if (!written || !isa<BaseMemRefType>(written.getType()))
+          return WalkResult::interrupt();
+        pending.remove_if([&](const auto &entry) {
+          D2HOp d2h = entry.second.d2h;
+          return mayAlias(written, d2h.getSource(), aliasAnalysis);
+        });
+      }
+      return WalkResult::advance();
+    });
+    if (walk.wasInterrupted())
+      pending.clear();
+  };
+  for (auto &[block, blockMoves] : candidates) {
+    pending.clear();
+    ArrayRef<MoveThroughHost> next = blockMoves;
+    for (Operation *op = next.front().d2h; op && (!pending.empty() ||
+                                                 !next.empty());
+         op = op->getNextNode()) {
+      // The h2d of a move in progress finishes it; like any op, it then
+      // cancels the moves whose source it may write (its destination).
+      if (!pending.empty()) {
+        if (auto it = pending.find(op); it != pending.end()) {
+          moves.push_back(it->second);
+          pending.erase(it);
+        }
+        cancelWritesOf(op);
+      }
+      if (!next.empty() && next.front().d2h == op) {
+        if (pending.size() < kMaxPending)
+          pending.insert({next.front().h2d, next.front()});
+        next = next.drop_front();
+      }
+    }
+  }
+
+  // Rewritten after the sweeps, which the erasures would disturb.
+  for (MoveThroughHost move : moves) {
+    if (InFlightRemark remark =
+            remarkPassed(move.h2d, "MovedBetweenDevices", getArgument()))
+      remark << ("etcopy.d2h from " + getPlaceName(move.d2h.getSourceType()) +
+                 " and etcopy.h2d to " +
+                 getPlaceName(move.h2d.getTargetType()) +
+                 " through a host temporary: one etcopy.d2d");
+    OpBuilder builder(move.h2d);
+    D2DOp::create(builder, move.h2d.getLoc(), move.d2h.getSource(),
+                  move.h2d.getDest());
+    move.h2d.erase();
+    move.d2h.erase();
+    for (Operation *user : llvm::make_early_inc_range(
+             move.temporary.getResult().getUsers()))
+      user->erase();
+    move.temporary.erase();
+  }
+  counters.movedBetweenDevices += moves.size();
+  return !moves.empty();
+}
 
 /// outer(inner(x)) -> x when both are functional copies in opposite
 /// directions and x already has the type outer produces (the rule of the
@@ -645,9 +858,16 @@ void EtCopyOptimizeTransfersPass::runOnOperation() {
   SmallVector<Operation *> copies;
   SmallVector<scf::ForOp> loops;
   constexpr unsigned kMaxRounds = 16;
+  SmallVector<D2HOp> outFormD2Hs;
   bool changedIR = false;
   for (unsigned round = 0; round < kMaxRounds; ++round) {
-    collectCopiesAndLoops(getOperation(), copies, loops);
+    // The out-form copies, which the rounds leave alone, are rewritten
+    // first, from the first round's walk: they never touch the functional
+    // copies and loops it collects.
+    collectCopiesAndLoops(getOperation(), copies, loops,
+                          round == 0 ? &outFormD2Hs : nullptr);
+    if (round == 0)
+      changedIR |= moveBetweenDevicesDirectly(outFormD2Hs);
     if (copies.empty())
       break;
     bool changed = elideRoundTrips(copies, placement);
@@ -672,6 +892,7 @@ void EtCopyOptimizeTransfersPass::runOnOperation() {
   numHoisted += counters.hoisted;
   numSunk += counters.sunk;
   numGrouped += counters.grouped;
+  numMovedBetweenDevices += counters.movedBetweenDevices;
   if (getContext().getRemarkEngine()) {
     remarkKeptCopies(placement);
     remarkSummary(getOperation(), getArgument(),
@@ -680,7 +901,9 @@ void EtCopyOptimizeTransfersPass::runOnOperation() {
                    {"dead-copies-elided", counters.deadElided},
                    {"copies-hoisted", counters.hoisted},
                    {"copies-sunk", counters.sunk},
-                   {"uploads-grouped", counters.grouped}});
+                   {"uploads-grouped", counters.grouped},
+                   {"moves-between-devices-direct",
+                    counters.movedBetweenDevices}});
   }
   // Nothing to verify again when nothing changed.
   if (!changedIR)
@@ -700,8 +923,11 @@ void EtCopyOptimizeTransfersPass::remarkKeptCopies(CopyPlacement &placement) {
       remark << (copy->getName().getStringRef() +
                  " into a memref destination")
                     .str()
-             << RemarkArg("Reason", "an out-form copy reads and writes "
-                                    "memory: the pass leaves it alone");
+             << RemarkArg("Reason",
+                          "an out-form copy reads and writes memory: the "
+                          "pass only makes a move between devices through "
+                          "a host buffer that nothing else uses one "
+                          "etcopy.d2d");
       return;
     }
     remark << describeCopy(copy);
