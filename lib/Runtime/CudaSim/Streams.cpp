@@ -13,6 +13,7 @@
 
 #include <cinttypes>
 #include <cstring>
+#include <pthread.h>
 #include <unistd.h>
 
 namespace etcopy::cudasim {
@@ -24,14 +25,18 @@ namespace etcopy::cudasim {
 std::atomic<Simulator *> Simulator::Instance{nullptr};
 
 Simulator &Simulator::get() {
-  // Never destroyed: a static destructor could run before other code that
-  // still calls into the runtime at exit.
-  static Simulator *Sim = [] {
-    Simulator *Created = new Simulator();
-    Instance.store(Created, std::memory_order_release);
-    return Created;
-  }();
-  return *Sim;
+  // Created by the first call of any thread and never destroyed: a static
+  // destructor could run before other code that still calls into the
+  // runtime at exit. Through pthread_once rather than a function-local
+  // static: ThreadSanitizer intercepts pthread_once, but does not see the
+  // inline guard check of a local static when this library is not
+  // instrumented, and a program built with -fsanitize=thread reported the
+  // first thread's creation as racing with another's first lock of Mutex.
+  static pthread_once_t Once = PTHREAD_ONCE_INIT;
+  pthread_once(&Once, [] {
+    Instance.store(new Simulator(), std::memory_order_release);
+  });
+  return *Instance.load(std::memory_order_acquire);
 }
 
 Simulator::Simulator() : Cfg(Config::fromEnvironment()) {
