@@ -624,12 +624,13 @@ void __etcopy_memcpy_batch(void *const *dsts, const void *const *srcs,
     submit_batch(chunkDsts, chunkSrcs, chunkSizes, filled, stream, ETCOPY_AT);
 }
 
-/* Bit `peer` of peer_claimed[device]: this module's code has set up, or is
- * setting up, peer access from `device` to `peer` (enabled it, or found it
- * impossible). Ordinals from 64 on are not cached: they are handled on
+/* Bit `peer` of __etcopy_peer_claimed[device]: the program's lowered code
+ * has set up, or is setting up, peer access from `device` to `peer`
+ * (enabled it, or found it impossible). One per program, like the table of
+ * default streams. Ordinals from 64 on are not cached: they are handled on
  * every copy. */
 #define ETCOPY_PEER_CACHE_DEVICES 64
-static uint64_t peer_claimed[ETCOPY_PEER_CACHE_DEVICES];
+uint64_t __etcopy_peer_claimed[ETCOPY_PEER_CACHE_DEVICES];
 
 /* Enables access from the current device `device` to the memory of `peer`
  * where the devices allow it. Access someone else enabled is fine.
@@ -644,11 +645,10 @@ static void enable_peer_access(int32_t device, int32_t peer,
                                ETCOPY_LOCATION) {
   int cached = device >= 0 && device < ETCOPY_PEER_CACHE_DEVICES &&
                peer >= 0 && peer < ETCOPY_PEER_CACHE_DEVICES;
+  uint64_t *claims = cached ? &__etcopy_peer_claimed[device] : NULL;
   uint64_t bit = cached ? (uint64_t)1 << peer : 0;
-  if (cached &&
-      ((__atomic_load_n(&peer_claimed[device], __ATOMIC_RELAXED) & bit) ||
-       (__atomic_fetch_or(&peer_claimed[device], bit, __ATOMIC_RELAXED) &
-        bit)))
+  if (claims && ((__atomic_load_n(claims, __ATOMIC_RELAXED) & bit) ||
+                 (__atomic_fetch_or(claims, bit, __ATOMIC_RELAXED) & bit)))
     return;
   const char *what = "enable peer access for a device-to-device copy";
   int canAccess = 0;
@@ -662,8 +662,8 @@ static void enable_peer_access(int32_t device, int32_t peer,
     }
     check(err, ETCOPY_AT, "cudaDeviceEnablePeerAccess", what, 0);
   }
-  if (cached && err != cudaSuccess)
-    __atomic_fetch_and(&peer_claimed[device], ~bit, __ATOMIC_RELAXED);
+  if (claims && err != cudaSuccess)
+    __atomic_fetch_and(claims, ~bit, __ATOMIC_RELAXED);
 }
 
 void __etcopy_memcpy_peer(void *dst, int32_t dstDevice, const void *src,
