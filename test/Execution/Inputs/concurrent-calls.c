@@ -27,6 +27,8 @@
 //
 // Usage: concurrent-calls ROWS THREADS CALLS START METHOD. Prints one
 // summary line and exits with 1 if any element was wrong.
+#include "memref-descriptors.h"
+
 #include <pthread.h>
 #include <sched.h>
 #include <stdint.h>
@@ -61,14 +63,6 @@ static void destroyThreadStreams(void) {
       cudaStreamDestroy(threadStreams[device]);
 }
 #endif
-
-typedef struct {
-  float *allocated;
-  float *aligned;
-  int64_t offset;
-  int64_t sizes[2];
-  int64_t strides[2];
-} MemRef2D;
 
 typedef void Method(MemRef2D *in, MemRef2D *out, float fill);
 

@@ -1,15 +1,21 @@
-"""Prints the method that test/Execution/concurrent-calls*.test call from
-several host threads (usage: concurrent-method.py N NAME).
-
-@NAME(%in: memref<Nx4xf32>, %out: memref<Nx4xf32>, %fill: f32) adds 1 to
-%in on the host into a buffer it frees itself (pinned with
-pinned-host-memory), uploads its N rows into N device buffers (one batch),
-downloads them in reverse row order (another batch), sets a device buffer
-to %fill (cuMemsetD32Async, found through cudaGetDriverEntryPointByVersion
-on first use), copies it to cuda:1 (peer access enabled on first use, a
-second stream joined to the first) and back to the host, and writes
-    out[i][j] = (in[N-1-i][j] + 1) * 2 + fill
-so that every element of the result depends on the call's own input."""
+#!/usr/bin/env python3
+#===- concurrent-method.py - The method that threads call in a test -------===#
+#
+# Usage: concurrent-method.py N NAME
+#
+# Prints the method that test/Execution/concurrent-calls*.test call from
+# several host threads. @NAME(%in: memref<Nx4xf32>, %out: memref<Nx4xf32>,
+# %fill: f32) adds 1 to %in on the host into a buffer it frees itself
+# (pinned with pinned-host-memory), uploads its N rows into N device buffers
+# (one batch), downloads them in reverse row order (another batch), sets a
+# device buffer to %fill (cuMemsetD32Async, found through
+# cudaGetDriverEntryPointByVersion on first use), copies it to cuda:1 (peer
+# access enabled on first use, a second stream joined to the first) and
+# back to the host, and writes
+#     out[i][j] = (in[N-1-i][j] + 1) * 2 + fill
+# so that every element of the result depends on the call's own input.
+#
+#===----------------------------------------------------------------------===#
 import sys
 
 n = int(sys.argv[1])
