@@ -15,7 +15,11 @@
 #                 library (mlir-runner, mlir-opt) preload the ASan runtime,
 #                 and C programs built by tests are instrumented too;
 #   libfuzzer     the fuzz targets are libFuzzer binaries
-#                 (ETCOPY_BUILD_FUZZERS).
+#                 (ETCOPY_BUILD_FUZZERS);
+#   tsan-simulator  the simulator was also built with ThreadSanitizer
+#                 (%etcopy_cuda_sim_tsan, which check-etcopy builds where
+#                 the compiler can; C programs linking it are built with
+#                 %clang -fsanitize=thread, never %cc).
 # Set ETCOPY_VERIFY_ROUNDTRIP=1 to run every etcopy-opt with
 # --verify-roundtrip.
 
@@ -57,6 +61,8 @@ if config.etcopy_sanitizers:
         config.sanitizer_runtime, config.asan_options)
 if config.etcopy_fuzzers:
     config.available_features.add("libfuzzer")
+if config.tsan_cuda_sim and os.path.exists(config.tsan_cuda_sim):
+    config.available_features.add("tsan-simulator")
 # Python loading an instrumented library (ctypes) needs the same preload:
 # `env %sanitizer_preload_env %python ...` (nothing without sanitizers).
 sanitizer_preload_env = ""
@@ -95,10 +101,12 @@ config.substitutions.extend([
     ("%etcopy_obj_root", config.etcopy_obj_root),
     ("%mlir_cmake_dir", config.mlir_cmake_dir),
     ("%cxx", os.path.join(config.llvm_tools_dir, "clang++")),
+    ("%clang", os.path.join(config.llvm_tools_dir, "clang")),
     ("%sanitizer_flags", config.sanitizer_flags),
     ("%sanitizer_preload_env", sanitizer_preload_env),
     ("%etcopy_lib_dir", lib),
     ("%etcopy_tools", config.etcopy_tools_dir),
+    ("%etcopy_cuda_sim_tsan", config.tsan_cuda_sim),
     ("%etcopy_cuda_sim", sim),
     ("%cuda_sim_include",
      os.path.join(config.etcopy_src_root, "lib", "Runtime", "CudaSim")),

@@ -624,38 +624,46 @@ void __etcopy_memcpy_batch(void *const *dsts, const void *const *srcs,
     submit_batch(chunkDsts, chunkSrcs, chunkSizes, filled, stream, ETCOPY_AT);
 }
 
-/* Bit `peer` of peer_handled[device]: peer access from `device` to `peer`
- * was enabled, or found impossible, by this module's code. Ordinals from
- * 64 on are not cached: they are handled on every copy. */
+/* Bit `peer` of __etcopy_peer_claimed[device]: the program's lowered code
+ * has set up, or is setting up, peer access from `device` to `peer`
+ * (enabled it, or found it impossible). One per program, like the table of
+ * default streams. Ordinals from 64 on are not cached: they are handled on
+ * every copy. */
 #define ETCOPY_PEER_CACHE_DEVICES 64
-static uint64_t peer_handled[ETCOPY_PEER_CACHE_DEVICES];
+uint64_t __etcopy_peer_claimed[ETCOPY_PEER_CACHE_DEVICES];
 
 /* Enables access from the current device `device` to the memory of `peer`
- * where the devices allow it. Access someone else enabled is fine. */
+ * where the devices allow it. Access someone else enabled is fine.
+ *
+ * The first thread to claim a pair sets it up; a thread that finds the pair
+ * claimed copies at once, staged by the driver until the access is enabled,
+ * which is correct either way. (Without the claim, threads whose first
+ * copies race all ask and enable, and all but one get
+ * cudaErrorPeerAccessAlreadyEnabled.) A failed setup gives the claim back,
+ * so that the next copy tries again. */
 static void enable_peer_access(int32_t device, int32_t peer,
                                ETCOPY_LOCATION) {
   int cached = device >= 0 && device < ETCOPY_PEER_CACHE_DEVICES &&
                peer >= 0 && peer < ETCOPY_PEER_CACHE_DEVICES;
+  uint64_t *claims = cached ? &__etcopy_peer_claimed[device] : NULL;
   uint64_t bit = cached ? (uint64_t)1 << peer : 0;
-  if (cached && (__atomic_load_n(&peer_handled[device], __ATOMIC_ACQUIRE) &
-                 bit))
+  if (claims && ((__atomic_load_n(claims, __ATOMIC_RELAXED) & bit) ||
+                 (__atomic_fetch_or(claims, bit, __ATOMIC_RELAXED) & bit)))
     return;
   const char *what = "enable peer access for a device-to-device copy";
   int canAccess = 0;
-  if (!check(cudaDeviceCanAccessPeer(&canAccess, device, peer), ETCOPY_AT,
-             "cudaDeviceCanAccessPeer", what, 0))
-    return;
-  if (canAccess) {
-    int err = cudaDeviceEnablePeerAccess(peer, 0);
+  int err = cudaDeviceCanAccessPeer(&canAccess, device, peer);
+  if (check(err, ETCOPY_AT, "cudaDeviceCanAccessPeer", what, 0) &&
+      canAccess) {
+    err = cudaDeviceEnablePeerAccess(peer, 0);
     if (err == cudaErrorPeerAccessAlreadyEnabled) {
       (void)cudaGetLastError(); /* not an error here: forget it */
       err = cudaSuccess;
     }
-    if (!check(err, ETCOPY_AT, "cudaDeviceEnablePeerAccess", what, 0))
-      return;
+    check(err, ETCOPY_AT, "cudaDeviceEnablePeerAccess", what, 0);
   }
-  if (cached)
-    __atomic_fetch_or(&peer_handled[device], bit, __ATOMIC_RELEASE);
+  if (claims && err != cudaSuccess)
+    __atomic_fetch_and(claims, ~bit, __ATOMIC_RELAXED);
 }
 
 void __etcopy_memcpy_peer(void *dst, int32_t dstDevice, const void *src,

@@ -13,6 +13,7 @@
 
 #include <cinttypes>
 #include <cstring>
+#include <pthread.h>
 #include <unistd.h>
 
 namespace etcopy::cudasim {
@@ -35,12 +36,17 @@ extern "C" int __cxa_atexit(void (*Function)(void *), void *Argument,
 namespace etcopy::cudasim {
 
 Simulator &Simulator::get() {
-  // Never destroyed, so that calls made after the exit handler (from static
-  // destructors, other libraries' exit handlers) find an unloading runtime
-  // rather than a destroyed one.
-  static Simulator *Sim = [] {
-    Simulator *Created = new Simulator();
-    Instance.store(Created, std::memory_order_release);
+  // Created by the first call of any thread and never destroyed, so that
+  // calls made after the exit handler (from static destructors, other
+  // libraries' exit handlers) find an unloading runtime rather than a
+  // destroyed one. Through pthread_once rather than a function-local static:
+  // ThreadSanitizer intercepts pthread_once, but does not see the inline
+  // guard check of a local static when this library is not instrumented, and
+  // a program built with -fsanitize=thread reported the first thread's
+  // creation as racing with another's first lock of Mutex.
+  static pthread_once_t Once = PTHREAD_ONCE_INIT;
+  pthread_once(&Once, [] {
+    Instance.store(new Simulator(), std::memory_order_release);
     // As libcudart does when it initialises. Exit handlers and the
     // destructors of C++ statics run in the reverse order of their
     // registration, and destructor functions after all of them: what a
@@ -48,9 +54,8 @@ Simulator &Simulator::get() {
     // the runtime is alive; earlier statics and destructor functions come
     // too late.
     __cxa_atexit(&Simulator::runExitHandler, nullptr, &__dso_handle);
-    return Created;
-  }();
-  return *Sim;
+  });
+  return *Instance.load(std::memory_order_acquire);
 }
 
 Simulator::Simulator() : Cfg(Config::fromEnvironment()) {

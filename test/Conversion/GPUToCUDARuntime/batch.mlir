@@ -138,10 +138,15 @@ func.func @breaks(%h: memref<4xf32>, %g: memref<4xf32>, %scratch: memref<1xf32>)
 // CHECK: llvm.call @__etcopy_memcpy_peer(%[[E1]], %[[ONE]], %[[D0]], %[[ZERO]], %[[BYTES]], %[[S1]],
 // CHECK-NOT: @__etcopy_memcpy
 // CHECK: llvm.return
+// Peer access is set up by the thread that claims the pair in a table that
+// the modules of a program share.
 // CHECK-LABEL: llvm.func linkonce_odr @__etcopy_memcpy_peer(
+// CHECK: llvm.mlir.addressof @__etcopy_peer_claimed
+// CHECK: llvm.atomicrmw _or
 // CHECK: llvm.call @cudaDeviceCanAccessPeer(
 // CHECK: llvm.call @cudaDeviceEnablePeerAccess(
 // CHECK: llvm.call @cudaMemcpyPeerAsync(
+// CHECK: llvm.mlir.global linkonce_odr @__etcopy_peer_claimed(
 func.func @devices(%h: memref<4xf32>, %g: memref<4xf32>) {
   %t0 = gpu.wait async
   %d0, %t1 = gpu.alloc async [%t0] () : memref<4xf32, #etcopy.device<cuda:0>>
