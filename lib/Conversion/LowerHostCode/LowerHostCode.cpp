@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "etcopy/Conversion/Passes.h"
+#include "etcopy/Dialect/EtCopy/RemarkUtils.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
@@ -78,6 +79,25 @@ static bool isLoweredBySweep(Operation *op) {
              scf::IndexSwitchOp>(op);
 }
 
+/// Counts the ops that rewrites move from one place to another. With a
+/// listener attached, a rewriter's block split moves the ops after the split
+/// point one by one and reports each move.
+struct MoveCounter : public RewriterBase::Listener {
+  void notifyOperationInserted(Operation *op,
+                               OpBuilder::InsertPoint previous) override {
+    if (previous.isSet())
+      ++moved;
+  }
+
+  uint64_t moved = 0;
+};
+
+/// What lowerControlFlowBackward did.
+struct SweepCounts {
+  uint64_t lowered = 0;
+  uint64_t moved = 0;
+};
+
 /// Lowers the `scf` ops that become branches (isLoweredBySweep) with
 /// upstream's convert-scf-to-cf patterns, but visiting each block's ops
 /// last to first. Each pattern splits the op's block before the op and
@@ -94,8 +114,8 @@ static bool isLoweredBySweep(Operation *op) {
 /// them, so that each pattern sees the single-block regions it sees there;
 /// the output is the pass's. `scf.parallel` and `scf.forall` (which become
 /// other `scf` ops) and what they hold are left to the pass itself. Returns
-/// whether anything changed.
-static bool lowerControlFlowBackward(ModuleOp module) {
+/// how many ops were lowered and how many ops the rewrites moved.
+static SweepCounts lowerControlFlowBackward(ModuleOp module) {
   SmallVector<Operation *> ops;
   module->walk<WalkOrder::PreOrder, ReverseIterator>([&](Operation *op) {
     if (isa<scf::ParallelOp, scf::ForallOp>(op))
@@ -104,21 +124,26 @@ static bool lowerControlFlowBackward(ModuleOp module) {
       ops.push_back(op);
     return WalkResult::advance();
   });
+  SweepCounts counts;
   if (ops.empty())
-    return false;
+    return counts;
   MLIRContext *context = module.getContext();
   RewritePatternSet patterns(context);
   populateSCFToControlFlowConversionPatterns(patterns);
   FrozenRewritePatternSet frozen(std::move(patterns));
   PatternApplicator applicator(frozen);
   applicator.applyDefaultCostModel();
+  MoveCounter moves;
   PatternRewriter rewriter(context);
+  rewriter.setListener(&moves);
   for (Operation *op : ops) {
     // A pattern that does not apply leaves its op to the pass.
     rewriter.setInsertionPoint(op);
-    (void)applicator.matchAndRewrite(op, rewriter);
+    if (succeeded(applicator.matchAndRewrite(op, rewriter)))
+      ++counts.lowered;
   }
-  return true;
+  counts.moved = moves.moved;
+  return counts;
 }
 
 struct LowerHostCodePass
@@ -196,11 +221,14 @@ void LowerHostCodePass::runOnOperation() {
   ModuleOp module = getOperation();
   std::optional<Contents> contents(std::in_place, module);
   bool changed = false;
+  SweepCounts counts;
   for (Stage &stage : stages) {
-    if (&stage == &stages[kSCFStage] && stage.isNeeded(*contents) &&
-        lowerControlFlowBackward(module)) {
-      changed = true;
-      contents.emplace(module);
+    if (&stage == &stages[kSCFStage] && stage.isNeeded(*contents)) {
+      counts = lowerControlFlowBackward(module);
+      if (counts.lowered) {
+        changed = true;
+        contents.emplace(module);
+      }
     }
     if (!stage.isNeeded(*contents))
       continue;
@@ -209,6 +237,11 @@ void LowerHostCodePass::runOnOperation() {
     changed = true;
     contents.emplace(module);
   }
+  numSweptOps += counts.lowered;
+  numMovedOps += counts.moved;
+  etcopy::remarkSummary(module, getArgument(),
+                        {{"swept-ops", counts.lowered},
+                         {"moved-ops", counts.moved}});
   if (!changed)
     markAllAnalysesPreserved();
 }
