@@ -30,7 +30,9 @@
 #
 # With --wall, every time is instead the wall time of the whole etcopy-opt
 # command as a user meets it: process start, parsing, the passes, and
-# printing the output to a file.
+# printing the output to a file; and the table adds the user CPU time of
+# the same commands (the median of its runs), which load on the machine
+# inflates less than their wall time.
 #
 # A measurement is `CASE | FLAGS` or `CASE | PREPARE | FLAGS`: the input is
 # `generate.py CASE N`, first rewritten (untimed) by `etcopy-opt PREPARE`
@@ -113,9 +115,10 @@ class Timeout(Exception):
 
 def run_timed(opt, flags, path, timeout, output=os.devnull):
     """Runs `opt path flags` once, printing to `output`; returns (pass
-    seconds, wall seconds, peak RSS in KiB). The wall time is that of the
-    whole command, taken here (/usr/bin/time's has 10 ms steps)."""
-    command = ["/usr/bin/time", "-f", "%e %M", opt, path, *flags,
+    seconds, wall seconds, user CPU seconds, peak RSS in KiB). The wall time
+    is that of the whole command, taken here (/usr/bin/time's has 10 ms
+    steps); the user time is /usr/bin/time's."""
+    command = ["/usr/bin/time", "-f", "%U %M", opt, path, *flags,
                "--mlir-timing", "-o", output]
     # In a session of its own, so that a timeout ends etcopy-opt too, not
     # only /usr/bin/time.
@@ -134,8 +137,8 @@ def run_timed(opt, flags, path, timeout, output=os.devnull):
     if proc.returncode or not lines:
         sys.exit(f"failed ({proc.returncode}): "
                  f"{' '.join(map(shlex.quote, command))}\n{stderr}")
-    _, rss = lines[-1].split()
-    return pass_manager_seconds(stderr), wall, int(rss)
+    user, rss = lines[-1].split()
+    return pass_manager_seconds(stderr), wall, float(user), int(rss)
 
 
 def pass_manager_seconds(report):
@@ -174,7 +177,7 @@ class Point:
 
     def __init__(self, flags, path, measure_output=False):
         self.flags, self.path = flags, path
-        self.seconds, self.rss, self.spent = [], 0, 0.0
+        self.seconds, self.user, self.rss, self.spent = [], [], 0, 0.0
         self.timed_out = False
         self.measure_output = measure_output
         self.bytes_per_copy = None
@@ -188,8 +191,8 @@ class Point:
         if args.wall or (self.measure_output and not self.seconds):
             output = f"{self.path}.{os.getpid()}.out"
         try:
-            seconds, wall, rss = run_timed(args.etcopy_opt, self.flags,
-                                           self.path, args.timeout, output)
+            seconds, wall, user, rss = run_timed(
+                args.etcopy_opt, self.flags, self.path, args.timeout, output)
         except Timeout:
             self.timed_out = True
             return
@@ -199,6 +202,7 @@ class Point:
                     self.bytes_per_copy = bytes_per_copy(f.read())
             os.remove(output)
         self.seconds.append(wall if args.wall else seconds)
+        self.user.append(user)
         self.rss = max(self.rss, rss)
         self.spent += wall
 
@@ -207,6 +211,12 @@ class Point:
         if self.timed_out or not self.seconds:
             return None
         return STATISTICS[args.statistic](self.seconds)
+
+    def user_time(self, args):
+        """The same of the user CPU time of the whole command."""
+        if self.timed_out or not self.user:
+            return None
+        return STATISTICS[args.statistic](self.user)
 
 
 def measure(args, measurement, reference, sizes, directory):
@@ -314,7 +324,8 @@ def main():
                         "program (generate.py --upstream)")
     parser.add_argument("--wall", action="store_true",
                         help="time the whole command (start, parsing, "
-                        "passes, printing to a file), not the passes")
+                        "passes, printing to a file), not the passes, and "
+                        "add its user CPU time")
     parser.add_argument("--no-reference", action="store_true",
                         help="do not run the reference")
     parser.add_argument("--max-growth", type=float, metavar="G",
@@ -337,12 +348,16 @@ def main():
     sizes = [int(size) for size in args.sizes.split(",")]
     reference = shlex.split(args.reference)
 
+    user_header = (" user (s) | reference user (s) | user ratio |"
+                   if args.wall else "")
     upstream_header = (" upstream (s) | ratio to upstream | upstream RSS "
                        "(MiB) |" if args.upstream else "")
     print(f"| passes | N | {'wall ' if args.wall else ''}time (s) | "
           f"{args.reference} (s) | ratio | growth per 10x | peak RSS (MiB) | "
-          f"reference RSS (MiB) | output per copy (B) |{upstream_header}")
+          f"reference RSS (MiB) | output per copy (B) |{user_header}"
+          f"{upstream_header}")
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|" +
+          ("---:|---:|---:|" if args.wall else "") +
           ("---:|---:|---:|" if args.upstream else ""))
     failures = []
     with tempfile.TemporaryDirectory() as scratch:
@@ -367,6 +382,13 @@ def main():
                          fmt(seconds and point.rss / 1024, ".0f"),
                          fmt(ref_rss and ref_rss / 1024, ".0f"),
                          fmt(point.bytes_per_copy, ".0f")]
+                if args.wall:
+                    user = point.user_time(args)
+                    ref_user = reference_point and reference_point.user_time(
+                        args)
+                    cells += [fmt(user, ".2f"), fmt(ref_user, ".2f"),
+                              fmt(user and ref_user and user / ref_user,
+                                  ".2f")]
                 if upstream_point:
                     up_seconds = upstream_point.time(args)
                     cells += [fmt(up_seconds, ".3f", f"> {args.timeout:.0f}"),
