@@ -1,8 +1,15 @@
 // Ranks 0 to 4, dynamic shapes and zero-sized buffers round-trip through a
 // device unchanged, on the simulator and in the host reference lowering.
 // RUN: etcopy-opt %s --etcopy-to-cuda | %run_sim | FileCheck %s
+// No copy of 0 bytes reaches CUDA, in a batch or alone.
+// RUN: etcopy-opt %s --etcopy-to-cuda | env ETCOPY_CUDA_SIM_TRACE=1 %run_sim 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=TRACE
 // RUN: etcopy-opt %s --etcopy-to-host | %run_host | FileCheck %s
 // RUN: %if cuda-gpu %{ etcopy-opt %s --etcopy-to-cuda | %run_gpu | FileCheck %s %}
+
+// TRACE-NOT: trace: cudaMemcpy{{.*}}(0 copies
+// TRACE-NOT: trace: cudaMemcpy{{.*}} 0 bytes
+// TRACE: stats:
 
 func.func private @printMemrefF32(memref<*xf32>) attributes {llvm.emit_c_interface}
 func.func private @printMemrefI32(memref<*xi32>) attributes {llvm.emit_c_interface}
@@ -69,5 +76,24 @@ func.func @main() {
   call @printMemrefF32(%eu) : (memref<*xf32>) -> ()
   memref.dealloc %ed : memref<0x4xf32, #etcopy.device<cuda:0>>
   memref.dealloc %e : memref<0x4xf32>
+
+  // Zero-sized with a size known only at run time: the copies are skipped
+  // then (a 0-byte copy's buffers may be null; CUDA rejects a batch holding
+  // one).
+  // CHECK: rank = 2 offset = 0 sizes = [0, 4] strides = [4, 1] data =
+  %zn = call @zero() : () -> index
+  %z = memref.alloc(%zn) : memref<?x4xf32>
+  %zd = memref.alloc(%zn) : memref<?x4xf32, #etcopy.device<cuda:0>>
+  etcopy.h2d %z, %zd : memref<?x4xf32> -> memref<?x4xf32, #etcopy.device<cuda:0>>
+  etcopy.d2h %zd, %z : memref<?x4xf32, #etcopy.device<cuda:0>> -> memref<?x4xf32>
+  %zu = memref.cast %z : memref<?x4xf32> to memref<*xf32>
+  call @printMemrefF32(%zu) : (memref<*xf32>) -> ()
+  memref.dealloc %zd : memref<?x4xf32, #etcopy.device<cuda:0>>
+  memref.dealloc %z : memref<?x4xf32>
   return
+}
+
+func.func private @zero() -> index {
+  %c0 = arith.constant 0 : index
+  return %c0 : index
 }

@@ -1,8 +1,9 @@
 //===- EtCopyToGPU.cpp - etcopy to gpu dialect conversion -----*- C++ -*-===//
 //
 // Lowers memref-level etcopy IR to upstream gpu-dialect ops: out-form copies
-// and memref.copy with a device side become gpu.memcpy, device memref.alloc /
-// memref.dealloc become gpu.alloc / gpu.dealloc. This is a walk, not a
+// and memref.copy with a device side become gpu.memcpy (statically empty
+// ones disappear), device memref.alloc / memref.dealloc become gpu.alloc /
+// gpu.dealloc. This is a walk, not a
 // dialect conversion: every block gets one chain of async tokens, and a host
 // wait is placed only where the host may observe a copy still in flight
 // (local alias analysis of the memory effects of each host op), before ops of
@@ -268,6 +269,15 @@ LogicalResult EtCopyToGPULowering::lowerCopy(Operation *op, Value dst,
       return op->emitOpError("cannot copy the unranked memref ")
              << side.getType() << " with gpu.memcpy; cast it to a ranked "
              << "memref first";
+
+  // A statically empty copy moves nothing (the canonicalisation of the
+  // etcopy ops, which may not have run since bufferization, does the same):
+  // no gpu.memcpy of 0 bytes reaches the CUDA lowering's batches.
+  if (isStaticallyEmpty(cast<MemRefType>(dst.getType())) &&
+      isStaticallyEmpty(cast<MemRefType>(src.getType()))) {
+    rewriter.eraseOp(op);
+    return success();
+  }
 
   createDeviceOp(op, chain, [&](Type asyncTokenType, ValueRange dependencies) {
     return gpu::MemcpyOp::create(rewriter, op->getLoc(), asyncTokenType,

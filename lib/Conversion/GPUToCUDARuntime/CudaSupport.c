@@ -10,11 +10,12 @@
 |*                                                                            *|
 \*===----------------------------------------------------------------------===*/
 
-/* dprintf */
-#define _POSIX_C_SOURCE 200809L
+/* dprintf, dladdr */
+#define _GNU_SOURCE
 
 #include "CudaSupport.h"
 
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -161,6 +162,43 @@ report_size_mismatch(ETCOPY_LOCATION, const char *what, int64_t dim,
 }
 
 /*===----------------------------------------------------------------------===*
+ * Release at exit
+ *===----------------------------------------------------------------------===*/
+
+/* What the lowered code keeps across calls (the default streams, the idle
+ * pinned host blocks) goes back to CUDA while the CUDA runtime is still
+ * alive. libcudart tears itself down from an exit handler that it registers
+ * when it initialises; exit handlers run in the reverse order of their
+ * registration, and only then do static destructors run (the executable's
+ * .fini_array), when every CUDA call fails with cudaErrorCudartUnloading and
+ * compute-sanitizer reports what was not freed. So the first time the code
+ * keeps something, after CUDA has initialised, it registers an exit handler
+ * of its own, which runs before libcudart's.
+ *
+ * Code that a JIT compiled (mlir-runner, an ExecutionEngine) is unloaded
+ * before the process exits: an exit handler would then point into freed
+ * memory. Such code lies in no loaded object (dladdr finds none), and the
+ * JIT runs its static destructors when it unloads it, with CUDA alive: each
+ * release is also a destructor. Releasing twice is harmless: a release takes
+ * the resources it frees. Failures are ignored: the error policy must not
+ * run from an exit handler or a destructor. */
+
+extern void *__dso_handle __attribute__((visibility("hidden")));
+int __cxa_atexit(void (*function)(void *), void *argument, void *dso);
+
+/* Registers `handler` to run at exit (and, for a shared library, when it is
+ * unloaded) once per module (`*registered` is this module's flag), when the
+ * module's code lies in a loaded object. */
+static void release_at_exit(char *registered, void (*handler)(void *)) {
+  if (__atomic_load_n(registered, __ATOMIC_ACQUIRE) ||
+      __atomic_test_and_set(registered, __ATOMIC_ACQ_REL))
+    return;
+  Dl_info object;
+  if (dladdr((void *)handler, &object) && object.dli_fbase)
+    (void)__cxa_atexit(handler, NULL, &__dso_handle);
+}
+
+/*===----------------------------------------------------------------------===*
  * Streams and devices
  *===----------------------------------------------------------------------===*/
 
@@ -168,6 +206,22 @@ report_size_mismatch(ETCOPY_LOCATION, const char *what, int64_t dim,
  * every lowered function (and module: the table has external linkage and is
  * emitted linkonce_odr). */
 cudaStream_t __etcopy_streams[ETCOPY_MAX_DEVICES];
+
+/* Destroys the default streams (see "Release at exit"). Lowered functions
+ * synchronise before they return, so nothing is queued. */
+__attribute__((destructor)) static void release_streams(void) {
+  for (int device = 0; device < ETCOPY_MAX_DEVICES; ++device) {
+    cudaStream_t stream =
+        __atomic_exchange_n(&__etcopy_streams[device], NULL, __ATOMIC_ACQ_REL);
+    if (stream)
+      (void)cudaStreamDestroy(stream);
+  }
+}
+
+static void release_streams_at_exit(void *unused) {
+  (void)unused;
+  release_streams();
+}
 
 /* The default stream provider. Weak, so that a program that embeds the
  * generated code supplies its own streams by defining the symbol. Called
@@ -187,28 +241,16 @@ __attribute__((weak)) int etcopy_get_stream(int32_t device,
       return err;
     if (__atomic_compare_exchange_n(&__etcopy_streams[device], &cached,
                                     created, /*weak=*/0, __ATOMIC_ACQ_REL,
-                                    __ATOMIC_ACQUIRE))
+                                    __ATOMIC_ACQUIRE)) {
+      static char registered;
       cached = created;
-    else
+      release_at_exit(&registered, release_streams_at_exit);
+    } else {
       (void)cudaStreamDestroy(created); /* Another thread published one. */
+    }
   }
   *stream = cached;
   return cudaSuccess;
-}
-
-/* Releases the default streams when the program (or the library, or the
- * JIT session holding the lowered code) is unloaded. Lowered functions
- * synchronise before they return, so nothing is queued. Failures are
- * ignored: at process exit the CUDA runtime may already have been torn
- * down (cudaErrorCudartUnloading), and the driver frees every stream of the
- * process anyway; the error policy must not run from a destructor. */
-__attribute__((destructor)) static void release_streams(void) {
-  for (int device = 0; device < ETCOPY_MAX_DEVICES; ++device) {
-    cudaStream_t stream =
-        __atomic_exchange_n(&__etcopy_streams[device], NULL, __ATOMIC_ACQ_REL);
-    if (stream)
-      (void)cudaStreamDestroy(stream);
-  }
 }
 
 cudaStream_t __etcopy_get_stream(int32_t device, ETCOPY_LOCATION) {
@@ -314,6 +356,10 @@ void *__etcopy_malloc_managed(uint64_t bytes, ETCOPY_LOCATION) {
 }
 
 void __etcopy_free(void *pointer, cudaStream_t stream, ETCOPY_LOCATION) {
+  /* Null: the buffer of an empty memref (cudaMallocAsync of 0 bytes returns
+   * null), or an allocation that failed and was reported. */
+  if (!pointer)
+    return;
   check(cudaFreeAsync(pointer, stream), ETCOPY_AT, "cudaFreeAsync",
         "free device memory", 0);
 }
@@ -393,6 +439,33 @@ static uint64_t get_pinned_cache_limit(void) {
   return cache->limit;
 }
 
+/* Frees the idle pinned blocks (see "Release at exit"). */
+__attribute__((destructor)) static void release_pinned_host_cache(void) {
+  lock_pinned_cache();
+  etcopy_pinned_block *idle = NULL;
+  for (int bin = 0; bin < ETCOPY_PINNED_BINS; ++bin) {
+    etcopy_pinned_block **link = &__etcopy_pinned_cache.bins[bin];
+    while (*link) {
+      etcopy_pinned_block *block = *link;
+      *link = block->next;
+      block->next = idle;
+      idle = block;
+    }
+  }
+  __etcopy_pinned_cache.idleBytes = 0;
+  unlock_pinned_cache();
+  while (idle) {
+    etcopy_pinned_block *next = idle->next;
+    (void)cudaFreeHost(idle);
+    idle = next;
+  }
+}
+
+static void release_pinned_host_cache_at_exit(void *unused) {
+  (void)unused;
+  release_pinned_host_cache();
+}
+
 void *__etcopy_malloc_host(uint64_t bytes, ETCOPY_LOCATION) {
   etcopy_pinned_block *block = NULL;
   lock_pinned_cache();
@@ -416,6 +489,8 @@ void *__etcopy_malloc_host(uint64_t bytes, ETCOPY_LOCATION) {
       return NULL;
     block = (etcopy_pinned_block *)base;
     block->bytes = bytes;
+    static char registered;
+    release_at_exit(&registered, release_pinned_host_cache_at_exit);
   }
   return (char *)block + ETCOPY_PINNED_HEADER;
 }
@@ -444,29 +519,6 @@ void __etcopy_free_host(void *pointer, ETCOPY_LOCATION) {
     check(cudaFreeHost(block), ETCOPY_AT, "cudaFreeHost", what, 0);
 }
 
-/* Releases the idle pinned blocks at unload, as release_streams does the
- * streams (and ignores failures for the same reasons). */
-__attribute__((destructor)) static void release_pinned_host_cache(void) {
-  lock_pinned_cache();
-  etcopy_pinned_block *idle = NULL;
-  for (int bin = 0; bin < ETCOPY_PINNED_BINS; ++bin) {
-    etcopy_pinned_block **link = &__etcopy_pinned_cache.bins[bin];
-    while (*link) {
-      etcopy_pinned_block *block = *link;
-      *link = block->next;
-      block->next = idle;
-      idle = block;
-    }
-  }
-  __etcopy_pinned_cache.idleBytes = 0;
-  unlock_pinned_cache();
-  while (idle) {
-    etcopy_pinned_block *next = idle->next;
-    (void)cudaFreeHost(idle);
-    idle = next;
-  }
-}
-
 /*===----------------------------------------------------------------------===*
  * Copies
  *===----------------------------------------------------------------------===*/
@@ -486,25 +538,24 @@ __attribute__((noinline)) static const char *describe_copy(int32_t kind) {
   }
 }
 
+/* No copy of 0 bytes reaches CUDA: the buffers of an empty memref may be
+ * null (cudaMallocAsync of 0 bytes returns null), and cudaMemcpyBatchAsync
+ * rejects a whole batch that holds such a copy (cudaErrorInvalidValue, seen
+ * on an H200 with CUDA 13.0). Static empty copies are removed at compile
+ * time; these checks catch the sizes known only at run time. */
+
 void __etcopy_memcpy(void *dst, const void *src, uint64_t bytes, int32_t kind,
                      cudaStream_t stream, ETCOPY_LOCATION) {
+  if (bytes == 0)
+    return;
   check(cudaMemcpyAsync(dst, src, bytes, (enum cudaMemcpyKind)kind, stream),
         ETCOPY_AT, "cudaMemcpyAsync", describe_copy(kind), bytes);
 }
 
-void __etcopy_memcpy_batch(void *const *dsts, const void *const *srcs,
-                           const uint64_t *sizes, uint64_t count,
-                           cudaStream_t stream, ETCOPY_LOCATION) {
-  if (!stream) {
-    /* The function's stream could not be created and the policy returned:
-     * batches reject the legacy default stream, single copies do not. */
-    for (uint64_t i = 0; i < count; ++i)
-      check(cudaMemcpyAsync(dsts[i], srcs[i], sizes[i], cudaMemcpyDefault,
-                            stream),
-            ETCOPY_AT, "cudaMemcpyAsync", describe_copy(cudaMemcpyDefault),
-            sizes[i]);
-    return;
-  }
+/* Submits `count` copies, none empty, as one cudaMemcpyBatchAsync. */
+static void submit_batch(void *const *dsts, const void *const *srcs,
+                         const uint64_t *sizes, uint64_t count,
+                         cudaStream_t stream, ETCOPY_LOCATION) {
   /* One attribute for every copy: sources are read in stream order, after
    * the work queued before the batch, as cudaMemcpyAsync reads them. */
   struct cudaMemcpyAttributes attributes;
@@ -523,6 +574,54 @@ void __etcopy_memcpy_batch(void *const *dsts, const void *const *srcs,
   snprintf(what, sizeof what, "batch of %llu copies",
            (unsigned long long)count);
   report(err, ETCOPY_AT, "cudaMemcpyBatchAsync", what, bytes);
+}
+
+/* The copies of a batch whose empty entries are left out are submitted in
+ * chunks of at most this many, from arrays on the stack. */
+#define ETCOPY_BATCH_CHUNK 128
+
+void __etcopy_memcpy_batch(void *const *dsts, const void *const *srcs,
+                           const uint64_t *sizes, uint64_t count,
+                           cudaStream_t stream, ETCOPY_LOCATION) {
+  if (!stream) {
+    /* The function's stream could not be created and the policy returned:
+     * batches reject the legacy default stream, single copies do not. */
+    for (uint64_t i = 0; i < count; ++i)
+      if (sizes[i] != 0)
+        check(cudaMemcpyAsync(dsts[i], srcs[i], sizes[i], cudaMemcpyDefault,
+                              stream),
+              ETCOPY_AT, "cudaMemcpyAsync", describe_copy(cudaMemcpyDefault),
+              sizes[i]);
+    return;
+  }
+  uint64_t empty = 0;
+  for (uint64_t i = 0; i < count; ++i)
+    empty += sizes[i] == 0;
+  if (__builtin_expect(empty == 0, 1)) {
+    submit_batch(dsts, srcs, sizes, count, stream, ETCOPY_AT);
+    return;
+  }
+  /* Leave the empty copies out; a batch of empty copies makes no call. The
+   * copies are independent, so submitting them in several batches on one
+   * stream (which orders the batches) is correct. */
+  void *chunkDsts[ETCOPY_BATCH_CHUNK];
+  const void *chunkSrcs[ETCOPY_BATCH_CHUNK];
+  uint64_t chunkSizes[ETCOPY_BATCH_CHUNK];
+  uint64_t filled = 0;
+  for (uint64_t i = 0; i < count; ++i) {
+    if (sizes[i] == 0)
+      continue;
+    chunkDsts[filled] = dsts[i];
+    chunkSrcs[filled] = srcs[i];
+    chunkSizes[filled] = sizes[i];
+    if (++filled == ETCOPY_BATCH_CHUNK) {
+      submit_batch(chunkDsts, chunkSrcs, chunkSizes, filled, stream,
+                   ETCOPY_AT);
+      filled = 0;
+    }
+  }
+  if (filled)
+    submit_batch(chunkDsts, chunkSrcs, chunkSizes, filled, stream, ETCOPY_AT);
 }
 
 /* Bit `peer` of peer_handled[device]: peer access from `device` to `peer`
@@ -562,6 +661,8 @@ static void enable_peer_access(int32_t device, int32_t peer,
 void __etcopy_memcpy_peer(void *dst, int32_t dstDevice, const void *src,
                           int32_t srcDevice, uint64_t bytes,
                           cudaStream_t stream, ETCOPY_LOCATION) {
+  if (bytes == 0)
+    return;
   enable_peer_access(dstDevice, srcDevice, ETCOPY_AT);
   /* Without peer access the driver stages the copy through host memory. */
   check(cudaMemcpyPeerAsync(dst, dstDevice, src, srcDevice, bytes, stream),
@@ -876,6 +977,8 @@ void __etcopy_memset(void *dst, uint32_t value, uint64_t count,
                      ETCOPY_LOCATION) {
   const char *what = "set device memory";
   uint64_t bytes = count * (uint64_t)elementBytes;
+  if (count == 0)
+    return;
   if (elementBytes == 1) {
     check(cudaMemsetAsync(dst, (int)(value & 0xff), count, stream), ETCOPY_AT,
           "cudaMemsetAsync", what, bytes);

@@ -56,8 +56,9 @@ void etcopy_cuda_error(int err, const char *location, const char *call,
  * the stream, or a cudaError_t and a null stream. The definition in every
  * lowered module is weak: it creates one non-blocking stream per device
  * (ordinals below ETCOPY_MAX_DEVICES) on first use, shares it with every
- * later call, and destroys it when the program is unloaded. A program that
- * defines the symbol supplies its own streams and owns them. */
+ * later call, and destroys it at exit (before the CUDA runtime tears itself
+ * down) or when the code is unloaded. A program that defines the symbol
+ * supplies its own streams and owns them. */
 #define ETCOPY_MAX_DEVICES 64
 int etcopy_get_stream(int32_t device, cudaStream_t *stream);
 

@@ -113,3 +113,22 @@ func.func @host_only(%h: memref<4xf32>, %i: index) -> f32 {
   %v = memref.load %h[%i] : memref<4xf32>
   return %v : f32
 }
+
+// -----
+
+// Statically empty copies (etcopy and memref.copy with a device side) lower
+// to nothing: no 0-byte gpu.memcpy reaches the CUDA lowering's batches. A
+// copy with a dynamic side is lowered (its sizes are checked at run time).
+// CHECK-LABEL: func.func @empty_copies
+// CHECK-SAME: (%[[H:.*]]: memref<0x4xf32>, %[[D:.*]]: memref<0x4xf32, #etcopy.device<cuda:0>>, %[[DD:.*]]: memref<?x4xf32, #etcopy.device<cuda:0>>)
+// CHECK: %[[T0:.*]] = gpu.wait async
+// CHECK-NEXT: %[[T1:.*]] = gpu.memcpy async [%[[T0]]] %[[DD]], %[[H]] : memref<?x4xf32, #etcopy.device<cuda:0>>, memref<0x4xf32>
+// CHECK-NEXT: gpu.wait [%[[T1]]]
+// CHECK-NEXT: return
+func.func @empty_copies(%h: memref<0x4xf32>, %d: memref<0x4xf32, #etcopy.device<cuda:0>>, %dd: memref<?x4xf32, #etcopy.device<cuda:0>>) {
+  etcopy.h2d %h, %d : memref<0x4xf32> -> memref<0x4xf32, #etcopy.device<cuda:0>>
+  memref.copy %d, %h : memref<0x4xf32, #etcopy.device<cuda:0>> to memref<0x4xf32>
+  etcopy.d2h %d, %h : memref<0x4xf32, #etcopy.device<cuda:0>> -> memref<0x4xf32>
+  etcopy.h2d %h, %dd : memref<0x4xf32> -> memref<?x4xf32, #etcopy.device<cuda:0>>
+  return
+}

@@ -185,3 +185,46 @@ func.func @move_and_type_change(%y: tensor<?xf32, #etcopy.device<cuda:0>>) -> (t
   %b = etcopy.h2d %h : tensor<?xf32> -> tensor<4xf32, #etcopy.device<cuda:0>>
   return %a, %b : tensor<?xf32, #etcopy.device<cuda:1>>, tensor<4xf32, #etcopy.device<cuda:0>>
 }
+
+// -----
+
+// Rule: an out-form copy whose two sides are statically empty moves nothing
+// and is erased, in all three directions (CUDA rejects a batch holding a
+// 0-byte copy, so none may reach the lowering).
+// CHECK-LABEL: func.func @empty_out_form
+// CHECK-NOT: etcopy.{{h2d|d2h|d2d}}
+// CHECK: return
+func.func @empty_out_form(%h: memref<0x4xf32>, %d0: memref<0x4xf32, #etcopy.device<cuda:0>>, %d1: memref<0x4xf32, #etcopy.device<cuda:1>>) {
+  etcopy.h2d %h, %d0 : memref<0x4xf32> -> memref<0x4xf32, #etcopy.device<cuda:0>>
+  etcopy.d2d %d0, %d1 : memref<0x4xf32, #etcopy.device<cuda:0>> -> memref<0x4xf32, #etcopy.device<cuda:1>>
+  etcopy.d2h %d1, %h : memref<0x4xf32, #etcopy.device<cuda:1>> -> memref<0x4xf32>
+  return
+}
+
+// -----
+
+// Negative: one side is dynamic, so the copy stays and its lowering checks
+// at run time that both sides have the same size (a mismatch is reported
+// even when nothing moves); and a non-empty static copy stays.
+// CHECK-LABEL: func.func @empty_out_form_negative
+// CHECK-SAME: (%[[H:.*]]: memref<0x4xf32>, %[[D:.*]]: memref<?x4xf32, #etcopy.device<cuda:0>>, %[[S:.*]]: memref<1xi8>, %[[SD:.*]]: memref<1xi8, #etcopy.device<cuda:0>>)
+// CHECK-NEXT: etcopy.h2d %[[H]], %[[D]] : memref<0x4xf32> -> memref<?x4xf32, #etcopy.device<cuda:0>>
+// CHECK-NEXT: etcopy.h2d %[[S]], %[[SD]] : memref<1xi8> -> memref<1xi8, #etcopy.device<cuda:0>>
+// CHECK-NEXT: return
+func.func @empty_out_form_negative(%h: memref<0x4xf32>, %d: memref<?x4xf32, #etcopy.device<cuda:0>>, %s: memref<1xi8>, %sd: memref<1xi8, #etcopy.device<cuda:0>>) {
+  etcopy.h2d %h, %d : memref<0x4xf32> -> memref<?x4xf32, #etcopy.device<cuda:0>>
+  etcopy.h2d %s, %sd : memref<1xi8> -> memref<1xi8, #etcopy.device<cuda:0>>
+  return
+}
+
+// -----
+
+// Negative: the functional form of an empty tensor is kept (it still
+// produces a value on the device; bufferization allocates it and the out
+// form it becomes is then erased).
+// CHECK-LABEL: func.func @empty_functional_form
+// CHECK: etcopy.h2d
+func.func @empty_functional_form(%t: tensor<0x4xf32>) -> tensor<0x4xf32, #etcopy.device<cuda:0>> {
+  %d = etcopy.h2d %t : tensor<0x4xf32> -> tensor<0x4xf32, #etcopy.device<cuda:0>>
+  return %d : tensor<0x4xf32, #etcopy.device<cuda:0>>
+}

@@ -1,9 +1,10 @@
-// CudaRuntimeSubset.h agrees with CUDA 13's headers. The simulator compiles
-// against the subset (the build compiles it against the real header when
-// the toolkit is found, so its definitions match both), and every constant
-// and struct layout the subset defines has the real headers' value.
+// CudaRuntimeSubset.h agrees with CUDA 13's headers. Every source file of
+// the simulator compiles against the subset (the build compiles them against
+// the real header when the toolkit is found, so their definitions match
+// both), and every constant and struct layout the subset defines has the
+// real headers' value.
 
-// RUN: %cxx -fsyntax-only -std=c++17 -fno-exceptions -Wall -Werror -I%cuda_sim_include %etcopy_src_root/lib/Runtime/CudaSim/CudaSim.cpp
+// RUN: %cxx -fsyntax-only -std=c++17 -fno-exceptions -Wall -Werror -I%cuda_sim_include %etcopy_src_root/lib/Runtime/CudaSim/*.cpp
 // RUN: %cc %s -I%cuda_sim_include -o %t.subset
 // RUN: %t.subset > %t.subset.txt
 // RUN: FileCheck %s < %t.subset.txt

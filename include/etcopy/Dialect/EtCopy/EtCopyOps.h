@@ -1,6 +1,6 @@
 //===- EtCopyOps.h - etcopy operations -----------------------*- C++ -*-===//
 //
-// Declares etcopy.h2d and etcopy.d2h.
+// Declares etcopy.h2d, etcopy.d2h and etcopy.d2d.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,5 +15,11 @@
 
 #define GET_OP_CLASSES
 #include "etcopy/Dialect/EtCopy/EtCopyOps.h.inc"
+
+namespace mlir::etcopy {
+/// True when `type` has a static shape with no element: a copy of it moves
+/// no byte.
+bool isStaticallyEmpty(ShapedType type);
+} // namespace mlir::etcopy
 
 #endif // ETCOPY_DIALECT_ETCOPY_ETCOPYOPS_H

@@ -38,6 +38,18 @@ class EtCopy_CopyConstraints<string from, string to> {
   }];
 }
 
+// What canonicalisation does to copies that move no element, shared by the
+// three ops' descriptions.
+class EtCopy_EmptyCopyDoc {
+  string text = [{
+    An out-form copy whose source and destination types are both static and
+    hold no element moves nothing: canonicalisation erases it. (CUDA rejects
+    a batch that holds a copy of 0 bytes, so no empty copy may reach the
+    lowering's batches; empty copies whose sizes are only known at run time
+    are skipped by the runtime support.)
+  }];
+}
+
 class EtCopy_CopyOp<string mnemonic>
     : EtCopy_Op<mnemonic, [
         DeclareOpInterfaceMethods<MemoryEffectsOpInterface>,
@@ -67,6 +79,7 @@ class EtCopy_CopyOp<string mnemonic>
 
   let hasVerifier = 1;
   let hasFolder = 1;
+  let hasCanonicalizer = 1;
 
   let extraClassDeclaration = [{
     /// True for the functional (tensor) form.
@@ -111,12 +124,12 @@ def EtCopy_H2DOp : EtCopy_CopyOp<"h2d"> {
       return %d : tensor<2x?xf32, #etcopy.device<cuda:0>>
     }
     ```
-  }] # EtCopy_CopyConstraints<"source", "target (result or destination)">.text;
+  }] # EtCopy_CopyConstraints<"source", "target (result or destination)">.text
+     # EtCopy_EmptyCopyDoc<>.text;
 }
 
 def EtCopy_D2HOp : EtCopy_CopyOp<"d2h"> {
   let summary = "Copy data from a device to the host";
-  let hasCanonicalizer = 1;
   let description = [{
     Copies device data back to the host, the MLIR form of ExecuTorch's
     `et_copy._d2h_copy` and `_d2h_copy.out`. The device is taken from the
@@ -139,7 +152,8 @@ def EtCopy_D2HOp : EtCopy_CopyOp<"d2h"> {
       return %b : tensor<2x?xf32>
     }
     ```
-  }] # EtCopy_CopyConstraints<"target (result or destination)", "source">.text;
+  }] # EtCopy_CopyConstraints<"target (result or destination)", "source">.text
+     # EtCopy_EmptyCopyDoc<>.text;
 }
 
 def EtCopy_D2DOp : EtCopy_CopyOp<"d2d"> {
@@ -184,7 +198,7 @@ def EtCopy_D2DOp : EtCopy_CopyOp<"d2d"> {
     * (C5) Where a dimension is static on both sides, the sizes are equal.
       Dynamic dimensions may meet static ones; rank 0 and zero-sized shapes
       are valid.
-  }];
+  }] # EtCopy_EmptyCopyDoc<>.text;
 }
 
 #endif // ETCOPY_DIALECT_ETCOPY_ETCOPYOPS_TD

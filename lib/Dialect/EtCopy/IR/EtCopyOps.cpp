@@ -3,7 +3,8 @@
 // etcopy.h2d, etcopy.d2h and etcopy.d2d: the target-type assembly
 // directive, the verifier (constraints C1-C5 of the op descriptions), folding
 // of round trips, the canonicalisation of a move between devices through the
-// host into one d2d, memory effects and speculatability of both forms.
+// host into one d2d and the erasure of statically empty copies, memory
+// effects and speculatability of both forms.
 //
 //===----------------------------------------------------------------------===//
 
@@ -246,9 +247,46 @@ struct MoveBetweenDevicesDirectly : public OpRewritePattern<D2HOp> {
 };
 } // namespace
 
+namespace {
+/// Erases an out-form copy whose two sides are statically empty: it moves
+/// no byte, and CUDA rejects a batch holding a copy of 0 bytes. Both types
+/// must be static, so that a size mismatch that only shows at run time (a
+/// dynamic dimension) is still reported by the lowered copy.
+template <typename OpTy>
+struct EraseEmptyCopy : public OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(OpTy copy,
+                                PatternRewriter &rewriter) const override {
+    if (copy.hasPureTensorSemantics())
+      return rewriter.notifyMatchFailure(copy, "functional form");
+    if (!isStaticallyEmpty(copy.getSourceType()) ||
+        !isStaticallyEmpty(copy.getTargetType()))
+      return rewriter.notifyMatchFailure(
+          copy, "a side is not statically empty");
+    rewriter.eraseOp(copy);
+    return success();
+  }
+};
+} // namespace
+
+bool mlir::etcopy::isStaticallyEmpty(ShapedType type) {
+  return type.hasStaticShape() && type.getNumElements() == 0;
+}
+
+void H2DOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                        MLIRContext *context) {
+  results.add<EraseEmptyCopy<H2DOp>>(context);
+}
+
 void D2HOp::getCanonicalizationPatterns(RewritePatternSet &results,
                                         MLIRContext *context) {
-  results.add<MoveBetweenDevicesDirectly>(context);
+  results.add<MoveBetweenDevicesDirectly, EraseEmptyCopy<D2HOp>>(context);
+}
+
+void D2DOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                        MLIRContext *context) {
+  results.add<EraseEmptyCopy<D2DOp>>(context);
 }
 
 //===----------------------------------------------------------------------===//

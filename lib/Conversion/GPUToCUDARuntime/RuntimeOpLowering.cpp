@@ -1,0 +1,589 @@
+//===- RuntimeOpLowering.cpp - Planned runtime ops to calls -----*- C++ -*-===//
+//
+// RuntimeOpLowerer: replaces gpu.alloc, gpu.dealloc, gpu.memcpy (alone or
+// as a batch), gpu.memset, gpu.wait and the alloc and dealloc of pinned host
+// buffers by calls of the runtime support, with a plain builder, after the
+// dialect conversion has lowered the rest of the module.
+//
+//===----------------------------------------------------------------------===//
+
+#include "RuntimeOpLowering.h"
+
+#include "CopyClassification.h"
+#include "mlir/Conversion/LLVMCommon/MemRefBuilder.h"
+#include "mlir/Conversion/LLVMCommon/TypeConverter.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/Matchers.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+namespace mlir::etcopy::cuda_lowering {
+
+/// Fields of a ranked memref descriptor (MemRefBuilder.h's layout).
+constexpr int64_t kAllocatedPtrPosInMemRefDescriptor = 0;
+constexpr int64_t kAlignedPtrPosInMemRefDescriptor = 1;
+constexpr int64_t kOffsetPosInMemRefDescriptor = 2;
+constexpr int64_t kSizePosInMemRefDescriptor = 3;
+
+namespace {
+
+/// Lowers the runtime ops once the dialect conversion has lowered the rest of
+/// the module around them, with a plain builder: one visit per op, in
+/// program order, each op replaced by its calls in place.
+///
+/// The conversion leaves the planned ops legal, so their operands that it
+/// converted reach them through its unrealized casts: `lookup` looks through
+/// those. Their results that converted ops use reach those through new casts,
+/// which `reconcileCasts` folds with the conversion's. Going through the
+/// conversion driver instead cost about 5 us per op (it records every created
+/// op and every replacement for rollback, legalizes what the pattern
+/// created, and keeps the replaced ops to its end) for a rewrite that cannot
+/// fail: the ops were validated and planned before. Linear in the ops and
+/// their operands.
+class RuntimeOpLowerer {
+public:
+  RuntimeOpLowerer(const LLVMTypeConverter &converter, RuntimeSupport &support,
+                   PlanMap &plans,
+                   const DenseSet<Operation *> &addressOnlyViews)
+      : converter(converter), support(support), plans(plans),
+        addressOnlyViews(addressOnlyViews), builder(&converter.getContext()),
+        pointerType(LLVM::LLVMPointerType::get(&converter.getContext())) {}
+
+  /// Lowers `ops`, the runtime ops of one function in program order, and
+  /// erases them.
+  void lowerFunction(ArrayRef<Operation *> ops) {
+    for (Operation *op : ops) {
+      builder.setInsertionPoint(op);
+      TypeSwitch<Operation *>(op)
+          .Case<gpu::AllocOp, gpu::DeallocOp, gpu::MemcpyOp, gpu::MemsetOp,
+                gpu::WaitOp, memref::AllocOp, memref::DeallocOp>(
+              [&](auto op) { lower(op, getAdaptor(op)); })
+          .Default([](Operation *) {
+            llvm_unreachable("collected as a runtime op but not lowered");
+          });
+    }
+    // The ops only use each other's results now.
+    for (Operation *op : ops) {
+      plans.erase(op);
+      op->dropAllReferences();
+    }
+    for (Operation *op : ops)
+      op->erase();
+    memrefs.clear();
+  }
+
+private:
+  //===--------------------------------------------------------------------===//
+  // Operands and results
+  //===--------------------------------------------------------------------===//
+
+  /// The lowered form of `value`, an operand of a runtime op: the stream for
+  /// a token of a runtime op, the descriptor for a memref result of one, the
+  /// converted value for what the conversion converted.
+  Value lookup(Value value) {
+    Operation *def = value.getDefiningOp();
+    if (def && isa<gpu::AsyncTokenType>(value.getType()))
+      if (auto it = plans.find(def); it != plans.end())
+        return it->second.stream;
+    if (Value memref = memrefs.lookup(value))
+      return memref;
+    Type type = converter.convertType(value.getType());
+    if (type == value.getType())
+      return value;
+    if (auto cast = dyn_cast_or_null<UnrealizedConversionCastOp>(def);
+        cast && cast->getNumOperands() == 1 &&
+        cast.getOperand(0).getType() == type)
+      return cast.getOperand(0);
+    // A result of a runtime op that comes later in the block order than
+    // this use (which it dominates): its replacement will reach this cast.
+    // Or a result of an op the conversion left alone (an unregistered op):
+    // the final check reports it.
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPointAfterValue(value);
+    return UnrealizedConversionCastOp::create(builder, value.getLoc(), type,
+                                              value)
+        .getResult(0);
+  }
+
+  /// The op's adaptor on its lowered operands. The views that only give a
+  /// copy its address get no descriptor: getFirstElement reads the view.
+  template <typename OpTy> typename OpTy::Adaptor getAdaptor(OpTy op) {
+    operands.clear();
+    for (Value operand : op->getOperands()) {
+      auto view = operand.getDefiningOp<memref::ViewOp>();
+      operands.push_back(
+          view && addressOnlyViews.contains(view) ? Value() : lookup(operand));
+    }
+    return typename OpTy::Adaptor(operands, op);
+  }
+
+  /// Replaces the results of `op` with `values`: for the runtime ops still
+  /// to lower, through `lookup`; for the ops the conversion made, through a
+  /// cast to the old type.
+  void replace(Operation *op, ValueRange values) {
+    for (auto [result, value] : llvm::zip_equal(op->getResults(), values)) {
+      if (isa<MemRefType>(result.getType()))
+        memrefs[result] = value;
+      Value cast;
+      for (OpOperand &use : llvm::make_early_inc_range(result.getUses())) {
+        if (plans.contains(use.getOwner()))
+          continue;
+        if (!cast)
+          cast = UnrealizedConversionCastOp::create(builder, op->getLoc(),
+                                                    result.getType(), value)
+                     .getResult(0);
+        use.set(cast);
+      }
+    }
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Shared steps
+  //===--------------------------------------------------------------------===//
+
+  const OpPlan &getPlan(Operation *op) const { return plans.find(op)->second; }
+
+  static FunctionValues &getValues(const OpPlan &plan) {
+    return plan.function->values;
+  }
+
+  unsigned getIndexBitwidth() const { return converter.getIndexTypeBitwidth(); }
+
+  /// Calls the support function `name` with `arguments` and the op's
+  /// location.
+  Value callSupport(Location loc, const OpPlan &plan, StringRef name,
+                    ValueRange arguments) {
+    SmallVector<Value> all(arguments);
+    llvm::append_range(all, plan.location);
+    return support.call(builder, loc, name, all);
+  }
+
+  /// Emits what must precede the op's own calls: the device switch of
+  /// multi-device functions and, for tokens that may come from another
+  /// stream, an event join.
+  void prepare(Operation *op, const OpPlan &plan, ValueRange dependencies) {
+    Location loc = op->getLoc();
+    FunctionValues &values = getValues(plan);
+    if (plan.switchToDevice)
+      callSupport(loc, plan, "__etcopy_set_device",
+                  *plan.switchToDevice >= 0
+                      ? values.getI32(builder, *plan.switchToDevice)
+                      : plan.function->entryDevice);
+    const DenseMap<Value, Value> &devices = plan.function->streamDevices;
+    if (devices.empty())
+      return; // Single stream: tokens carry no extra ordering.
+    for (Value dependency :
+         llvm::SetVector<Value>(dependencies.begin(), dependencies.end())) {
+      if (dependency == plan.stream)
+        continue;
+      // Tokens are streams of this function (validated), so their devices
+      // are known.
+      callSupport(loc, plan, "__etcopy_stream_join",
+                  {dependency, devices.lookup(dependency), plan.stream,
+                   devices.lookup(plan.stream)});
+    }
+  }
+
+  /// Replaces `op`: its async token becomes the stream (the work is ordered
+  /// on it); a sync-form op waits for the stream first, unless its calls
+  /// were synchronous already (`enqueued` false).
+  template <typename OpTy>
+  void finish(OpTy op, const OpPlan &plan, ValueRange results,
+              bool enqueued = true) {
+    SmallVector<Value> replacements(results);
+    if (op.getAsyncToken())
+      replacements.push_back(plan.stream);
+    else if (enqueued)
+      callSupport(op.getLoc(), plan, "__etcopy_stream_synchronize",
+                  plan.stream);
+    replace(op, replacements);
+  }
+
+  /// The address of the first element of the memref `memref`, whose
+  /// lowered descriptor is `descriptor` (null: looked up when needed).
+  Value getFirstElement(Location loc, Value memref, Value descriptor,
+                        FunctionValues &values) {
+    // A view of an arena: the arena's address plus the view's byte shift.
+    if (auto view = memref.getDefiningOp<memref::ViewOp>();
+        view && addressOnlyViews.contains(view)) {
+      Value base =
+          values.getField(builder, loc, lookup(view.getSource()),
+                          ArrayRef<int64_t>{kAlignedPtrPosInMemRefDescriptor});
+      Value shift = lookup(view.getByteShift());
+      if (matchPattern(shift, m_Zero()))
+        return base;
+      return LLVM::GEPOp::create(builder, loc, pointerType, builder.getI8Type(),
+                                 base, shift);
+    }
+    auto type = cast<MemRefType>(memref.getType());
+    if (!descriptor)
+      descriptor = lookup(memref);
+    Value aligned =
+        values.getField(builder, loc, descriptor,
+                        ArrayRef<int64_t>{kAlignedPtrPosInMemRefDescriptor});
+    SmallVector<int64_t> strides;
+    int64_t offset;
+    (void)getStridesAndOffset(type, strides, offset);
+    if (offset == 0)
+      return aligned;
+    Value elementOffset =
+        ShapedType::isDynamic(offset)
+            ? values.getField(builder, loc, descriptor,
+                              ArrayRef<int64_t>{kOffsetPosInMemRefDescriptor})
+            : values.getI64(builder, offset);
+    return LLVM::GEPOp::create(builder, loc, pointerType,
+                               converter.convertType(type.getElementType()),
+                               aligned, elementOffset);
+  }
+
+  /// The number of elements of `descriptor` (of `type`): a shared constant
+  /// for static shapes.
+  Value getElementCount(Location loc, Value descriptor, MemRefType type,
+                        FunctionValues &values) {
+    if (type.hasStaticShape())
+      return values.getI64(builder, type.getNumElements());
+    Value count;
+    for (int64_t dim = 0, rank = type.getRank(); dim < rank; ++dim) {
+      Value size =
+          type.isDynamicDim(dim)
+              ? values.getField(
+                    builder, loc, descriptor,
+                    ArrayRef<int64_t>{kSizePosInMemRefDescriptor, dim})
+              : values.getI64(builder, type.getDimSize(dim));
+      count = count ? LLVM::MulOp::create(builder, loc, count, size) : size;
+    }
+    return count;
+  }
+
+  /// The bytes of one element of `type`: a constant where the pass knows
+  /// the size without the data layout, else `ptrtoint(getelementptr
+  /// null[1])`.
+  Value getElementBytes(Location loc, MemRefType type, FunctionValues &values) {
+    if (std::optional<int64_t> bytes =
+            getStaticElementBytes(type.getElementType(), getIndexBitwidth()))
+      return values.getI64(builder, *bytes);
+    Value null = LLVM::ZeroOp::create(builder, loc, pointerType);
+    Value end = LLVM::GEPOp::create(
+        builder, loc, pointerType, converter.convertType(type.getElementType()),
+        null, ArrayRef<LLVM::GEPArg>{1});
+    return LLVM::PtrToIntOp::create(builder, loc, converter.getIndexType(),
+                                    end);
+  }
+
+  /// A new buffer of `type` (identity layout) and `dynamicSizes`, allocated
+  /// by `allocate` from its size in bytes: its descriptor. Static shapes
+  /// have a shared constant for the size; dynamic ones compute it as
+  /// MemRefToLLVM does.
+  Value createDescriptor(Location loc, MemRefType type, ValueRange dynamicSizes,
+                         FunctionValues &values,
+                         llvm::function_ref<Value(Value)> allocate) {
+    Type indexType = converter.getIndexType();
+    auto getIndex = [&](int64_t value) -> Value {
+      return LLVM::ConstantOp::create(builder, loc, indexType,
+                                      builder.getIndexAttr(value));
+    };
+    int64_t rank = type.getRank();
+    SmallVector<Value> sizes(rank), strides(rank);
+    Value bytes;
+    if (type.hasStaticShape()) {
+      int64_t stride = 1;
+      for (int64_t dim = rank - 1; dim >= 0; --dim) {
+        sizes[dim] = getIndex(type.getDimSize(dim));
+        strides[dim] = getIndex(stride);
+        stride *= type.getDimSize(dim);
+      }
+      if (std::optional<int64_t> elementBytes =
+              getStaticElementBytes(type.getElementType(), getIndexBitwidth()))
+        bytes = values.getI64(builder, type.getNumElements() * *elementBytes);
+      else
+        bytes = LLVM::MulOp::create(
+            builder, loc, values.getI64(builder, type.getNumElements()),
+            getElementBytes(loc, type, values));
+    } else {
+      // Strides from the innermost dimension out: products of the sizes,
+      // constants while they are static; the last product is the number of
+      // elements.
+      unsigned dynamicIndex = 0;
+      for (int64_t dim = 0; dim < rank; ++dim)
+        sizes[dim] = type.isDynamicDim(dim) ? dynamicSizes[dynamicIndex++]
+                                            : getIndex(type.getDimSize(dim));
+      int64_t staticStride = 1;
+      Value stride = getIndex(1);
+      for (int64_t dim = rank - 1; dim >= 0; --dim) {
+        strides[dim] = stride;
+        bool sizeIsStride = staticStride == 1;
+        if (type.isDynamicDim(dim))
+          staticStride = ShapedType::kDynamic;
+        if (!ShapedType::isDynamic(staticStride))
+          staticStride *= type.getDimSize(dim);
+        if (sizeIsStride)
+          stride = sizes[dim];
+        else if (ShapedType::isDynamic(staticStride))
+          stride = LLVM::MulOp::create(builder, loc, stride, sizes[dim]);
+        else
+          stride = getIndex(staticStride);
+      }
+      Value null = LLVM::ZeroOp::create(builder, loc, pointerType);
+      Value end = LLVM::GEPOp::create(
+          builder, loc, pointerType,
+          converter.convertType(type.getElementType()), null, stride);
+      bytes = LLVM::PtrToIntOp::create(builder, loc, indexType, end);
+    }
+    Value pointer = allocate(bytes);
+    auto descriptor =
+        MemRefDescriptor::poison(builder, loc, converter.convertType(type));
+    descriptor.setAllocatedPtr(builder, loc, pointer);
+    descriptor.setAlignedPtr(builder, loc, pointer);
+    descriptor.setOffset(builder, loc, getIndex(0));
+    for (auto [dim, size] : llvm::enumerate(sizes))
+      descriptor.setSize(builder, loc, dim, size);
+    for (auto [dim, stride] : llvm::enumerate(strides))
+      descriptor.setStride(builder, loc, dim, stride);
+    return descriptor;
+  }
+
+  //===--------------------------------------------------------------------===//
+  // The ops
+  //===--------------------------------------------------------------------===//
+
+  /// gpu.alloc -> cudaMallocAsync (cudaMallocManaged for host_shared).
+  void lower(gpu::AllocOp op, gpu::AllocOp::Adaptor adaptor) {
+    const OpPlan &plan = getPlan(op);
+    FunctionValues &values = getValues(plan);
+    Location loc = op.getLoc();
+    prepare(op, plan, adaptor.getAsyncDependencies());
+    Value descriptor = createDescriptor(
+        loc, op.getType(), adaptor.getDynamicSizes(), values, [&](Value bytes) {
+          return op.getHostShared()
+                     ? callSupport(loc, plan, "__etcopy_malloc_managed", bytes)
+                     : callSupport(loc, plan, "__etcopy_malloc",
+                                   {bytes, plan.stream});
+        });
+    // cudaMallocManaged is synchronous.
+    finish(op, plan, descriptor, /*enqueued=*/!op.getHostShared());
+  }
+
+  /// gpu.dealloc -> cudaFreeAsync, stream-ordered (cudaFree for memory of a
+  /// host_shared gpu.alloc in the same function).
+  void lower(gpu::DeallocOp op, gpu::DeallocOp::Adaptor adaptor) {
+    const OpPlan &plan = getPlan(op);
+    Location loc = op.getLoc();
+    prepare(op, plan, adaptor.getAsyncDependencies());
+    Value pointer = getValues(plan).getField(
+        builder, loc, adaptor.getMemref(),
+        ArrayRef<int64_t>{kAllocatedPtrPosInMemRefDescriptor});
+    auto alloc = op.getMemref().getDefiningOp<gpu::AllocOp>();
+    bool managed = alloc && alloc.getHostShared();
+    callSupport(loc, plan, managed ? "__etcopy_free_managed" : "__etcopy_free",
+                {pointer, plan.stream});
+    // Freeing managed memory waits for the stream and is synchronous.
+    finish(op, plan, {}, /*enqueued=*/!managed);
+  }
+
+  /// gpu.memcpy -> cudaMemcpyAsync for contiguous data of static size (one
+  /// cudaMemcpyBatchAsync for a batch, at its last copy; cudaMemcpyPeerAsync
+  /// between two devices), the strided copy (which also checks dynamic
+  /// sizes) otherwise.
+  void lower(gpu::MemcpyOp op, gpu::MemcpyOp::Adaptor adaptor) {
+    const OpPlan &plan = getPlan(op);
+    FunctionValues &values = getValues(plan);
+    Location loc = op.getLoc();
+    MemRefType srcType = op.getSrc().getType();
+    prepare(op, plan, adaptor.getAsyncDependencies());
+
+    if (plan.batch) {
+      // The copies before the last are made by the batch, at the last.
+      if (op == plan.batch->copies.back())
+        emitBatch(*plan.batch, op, adaptor);
+      finish(op, plan, {});
+      return;
+    }
+
+    auto [srcPlace, dstPlace] = classifyCopy(op);
+    Value kind = values.getI32(
+        builder, static_cast<int32_t>(getCopyKind(srcPlace, dstPlace)));
+    if (isSimpleCopy(op, getIndexBitwidth())) {
+      // Static sizes agree (gpu.memcpy's verifier): one copy.
+      Value src = getFirstElement(loc, op.getSrc(), adaptor.getSrc(), values);
+      Value dst = getFirstElement(loc, op.getDst(), adaptor.getDst(), values);
+      Value bytes = values.getI64(builder, getStaticBytes(op));
+      if (isPeerCopy(srcPlace, dstPlace))
+        callSupport(loc, plan, "__etcopy_memcpy_peer",
+                    {dst, values.getI32(builder, dstPlace.ordinal), src,
+                     values.getI32(builder, srcPlace.ordinal), bytes,
+                     plan.stream});
+      else
+        callSupport(loc, plan, "__etcopy_memcpy",
+                    {dst, src, bytes, kind, plan.stream});
+    } else {
+      // The helper reads sizes and strides from the descriptors, compares
+      // dynamic sizes and picks the copies.
+      Value dstSlot =
+          values.getSlot(builder, adaptor.getDst().getType(), /*index=*/0);
+      Value srcSlot =
+          values.getSlot(builder, adaptor.getSrc().getType(), /*index=*/1);
+      LLVM::StoreOp::create(builder, loc, adaptor.getDst(), dstSlot);
+      LLVM::StoreOp::create(builder, loc, adaptor.getSrc(), srcSlot);
+      callSupport(loc, plan, "__etcopy_memcpy_strided",
+                  {dstSlot, srcSlot, values.getI64(builder, srcType.getRank()),
+                   getElementBytes(loc, srcType, values), kind, plan.stream});
+    }
+    finish(op, plan, {});
+  }
+
+  /// The bytes of a copy of static shape.
+  int64_t getStaticBytes(gpu::MemcpyOp op) const {
+    MemRefType type = op.getSrc().getType();
+    return type.getNumElements() *
+           *getStaticElementBytes(type.getElementType(), getIndexBitwidth());
+  }
+
+  /// One cudaMemcpyBatchAsync of the copies of `batch`, at its last copy
+  /// `op`: the destinations and sources are stored to two stack arrays of
+  /// the function, the byte counts are a constant global. Failures are
+  /// reported at the batch's first copy.
+  void emitBatch(const CopyBatch &batch, gpu::MemcpyOp op,
+                 gpu::MemcpyOp::Adaptor adaptor) {
+    const OpPlan &plan = getPlan(op);
+    FunctionValues &values = getValues(plan);
+    Location loc = op.getLoc();
+    auto arrayType = LLVM::LLVMArrayType::get(pointerType, batch.copies.size());
+    Value dsts = LLVM::PoisonOp::create(builder, loc, arrayType);
+    Value srcs = dsts;
+    SmallVector<int64_t> sizes;
+    for (auto [index, member] : llvm::enumerate(batch.copies)) {
+      gpu::MemcpyOp copy = member;
+      bool last = copy == op;
+      dsts = LLVM::InsertValueOp::create(
+          builder, loc, dsts,
+          getFirstElement(loc, copy.getDst(), last ? adaptor.getDst() : Value(),
+                          values),
+          index);
+      srcs = LLVM::InsertValueOp::create(
+          builder, loc, srcs,
+          getFirstElement(loc, copy.getSrc(), last ? adaptor.getSrc() : Value(),
+                          values),
+          index);
+      sizes.push_back(getStaticBytes(copy));
+    }
+    // Slots of the function's largest batch, shared by its batches.
+    auto slotType =
+        LLVM::LLVMArrayType::get(pointerType, plan.function->maxBatchCopies);
+    Value dstSlot = values.getSlot(builder, slotType, /*index=*/0);
+    Value srcSlot = values.getSlot(builder, slotType, /*index=*/1);
+    LLVM::StoreOp::create(builder, loc, dsts, dstSlot);
+    LLVM::StoreOp::create(builder, loc, srcs, srcSlot);
+    gpu::MemcpyOp first = batch.copies.front();
+    callSupport(first.getLoc(), getPlan(first), "__etcopy_memcpy_batch",
+                {dstSlot, srcSlot, values.getI64Table(builder, sizes),
+                 values.getI64(builder, sizes.size()), plan.stream});
+  }
+
+  /// gpu.memset -> cudaMemsetAsync for a repeated byte, else the driver's
+  /// cuMemsetD16Async / cuMemsetD32Async.
+  void lower(gpu::MemsetOp op, gpu::MemsetOp::Adaptor adaptor) {
+    std::string why;
+    // Validated before planning.
+    MemsetPlan memsetPlan = *planMemset(op, getIndexBitwidth(), why);
+    const OpPlan &plan = getPlan(op);
+    FunctionValues &values = getValues(plan);
+    Location loc = op.getLoc();
+    MemRefType type = op.getDst().getType();
+    prepare(op, plan, adaptor.getAsyncDependencies());
+
+    Value pointer = getFirstElement(loc, op.getDst(), adaptor.getDst(), values);
+    Value count;
+    if (type.hasStaticShape()) {
+      count = values.getI64(builder,
+                            type.getNumElements() * memsetPlan.unitsPerElement);
+    } else {
+      count = getElementCount(loc, adaptor.getDst(), type, values);
+      if (memsetPlan.unitsPerElement != 1)
+        count = LLVM::MulOp::create(
+            builder, loc, count,
+            values.getI64(builder, memsetPlan.unitsPerElement));
+    }
+    Value value;
+    if (memsetPlan.constant) {
+      value =
+          values.getI32(builder, static_cast<int32_t>(*memsetPlan.constant));
+    } else {
+      // The value's bits, zero-extended to 32.
+      Type i32 = builder.getI32Type();
+      value = adaptor.getValue();
+      unsigned bits = value.getType().getIntOrFloatBitWidth();
+      if (!isa<IntegerType>(value.getType()))
+        value = LLVM::BitcastOp::create(builder, loc,
+                                        builder.getIntegerType(bits), value);
+      if (bits < 32)
+        value = LLVM::ZExtOp::create(builder, loc, i32, value);
+    }
+    callSupport(loc, plan, "__etcopy_memset",
+                {pointer, value, count,
+                 values.getI32(builder, memsetPlan.unitBytes), plan.stream});
+    finish(op, plan, {});
+  }
+
+  /// memref.alloc of a pinned transfer buffer -> cudaMallocHost.
+  void lower(memref::AllocOp op, memref::AllocOp::Adaptor adaptor) {
+    const OpPlan &plan = getPlan(op);
+    Location loc = op.getLoc();
+    Value descriptor = createDescriptor(
+        loc, op.getType(), adaptor.getDynamicSizes(), getValues(plan),
+        [&](Value bytes) {
+          return callSupport(loc, plan, "__etcopy_malloc_host", bytes);
+        });
+    replace(op, descriptor);
+  }
+
+  /// memref.dealloc of a pinned transfer buffer -> cudaFreeHost.
+  void lower(memref::DeallocOp op, memref::DeallocOp::Adaptor adaptor) {
+    const OpPlan &plan = getPlan(op);
+    Value pointer = getValues(plan).getField(
+        builder, op.getLoc(), adaptor.getMemref(),
+        ArrayRef<int64_t>{kAllocatedPtrPosInMemRefDescriptor});
+    callSupport(op.getLoc(), plan, "__etcopy_free_host", pointer);
+  }
+
+  /// gpu.wait async -> the stream (after joining its dependencies); gpu.wait
+  /// (sync) -> cudaStreamSynchronize of each dependency, or of every stream
+  /// of the function when it has none.
+  void lower(gpu::WaitOp op, gpu::WaitOp::Adaptor adaptor) {
+    const OpPlan &plan = getPlan(op);
+    if (op.getAsyncToken()) {
+      prepare(op, plan, adaptor.getAsyncDependencies());
+      replace(op, plan.stream);
+      return;
+    }
+    ValueRange dependencies = adaptor.getAsyncDependencies();
+    llvm::SetVector<Value> streams(dependencies.begin(), dependencies.end());
+    if (streams.empty())
+      for (Value stream : llvm::make_second_range(plan.function->streams))
+        streams.insert(stream);
+    for (Value stream : streams)
+      callSupport(op.getLoc(), plan, "__etcopy_stream_synchronize", stream);
+  }
+
+  const LLVMTypeConverter &converter;
+  RuntimeSupport &support;
+  /// The plans of the ops still to lower.
+  PlanMap &plans;
+  const DenseSet<Operation *> &addressOnlyViews;
+  OpBuilder builder;
+  Type pointerType;
+  /// The descriptors of the memref results lowered so far in the function.
+  DenseMap<Value, Value> memrefs;
+  /// The operands of the op being lowered.
+  SmallVector<Value> operands;
+};
+
+} // namespace
+
+void lowerRuntimeOps(const ModuleWork &work, const LLVMTypeConverter &converter,
+                     RuntimeSupport &support, PlanMap &plans,
+                     const DenseSet<Operation *> &addressOnlyViews) {
+  RuntimeOpLowerer lowerer(converter, support, plans, addressOnlyViews);
+  for (auto &[func, ops] : work.runtimeOps)
+    lowerer.lowerFunction(ops);
+}
+
+} // namespace mlir::etcopy::cuda_lowering

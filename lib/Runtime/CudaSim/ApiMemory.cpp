@@ -1,0 +1,231 @@
+//===- ApiMemory.cpp - CUDA memory management entry points ------*- C++ -*-===//
+//
+// The exported allocation and free functions (cudaMalloc, cudaMallocAsync,
+// cudaMallocManaged, cudaMallocHost, cudaHostAlloc, cudaFree, cudaFreeAsync,
+// cudaFreeHost), host memory registration, cudaHostGetDevicePointer and
+// cudaPointerGetAttributes. The checks and the bookkeeping are in
+// Memory.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Simulator.h"
+
+using namespace etcopy::cudasim;
+
+//===----------------------------------------------------------------------===//
+// Memory management
+//===----------------------------------------------------------------------===//
+
+/// The "-> 0x..." part of an allocation trace.
+static std::string allocationResult(Simulator &Sim, cudaError_t Error,
+                                    void **Out) {
+  return Sim.result(Error, Error == cudaSuccess && Out ? hex(*Out) : "");
+}
+
+ETCOPY_CUDA_SIM_API cudaError_t cudaMalloc(void **devPtr, size_t size) {
+  Simulator &Sim = Simulator::get();
+  std::lock_guard<std::mutex> Lock(Sim.Mutex);
+  cudaError_t Error = Sim.enterOnDevice(EntryPoint::cudaMalloc);
+  if (Error == cudaSuccess)
+    Error = Sim.allocate("cudaMalloc", devPtr, size, MemKind::Device,
+                         CurrentDevice);
+  Sim.trace("cudaMalloc(%zu bytes, cuda:%d)%s", size, CurrentDevice,
+            allocationResult(Sim, Error, devPtr).c_str());
+  return Sim.finish(EntryPoint::cudaMalloc, Error);
+}
+
+ETCOPY_CUDA_SIM_API cudaError_t cudaMallocAsync(void **devPtr, size_t size,
+                                                cudaStream_t hStream) {
+  Simulator &Sim = Simulator::get();
+  std::lock_guard<std::mutex> Lock(Sim.Mutex);
+  cudaError_t Error = Sim.enterRuntime(EntryPoint::cudaMallocAsync);
+  // The memory belongs to the stream's device and is usable at once; the
+  // simulator does not model stream-ordered availability.
+  Stream *S = Error == cudaSuccess
+                  ? Sim.lookupStream("cudaMallocAsync", hStream, Error)
+                  : nullptr;
+  if (S)
+    Error = Sim.allocate("cudaMallocAsync", devPtr, size, MemKind::Device,
+                         S->Device);
+  Sim.trace("cudaMallocAsync(%zu bytes, stream=%s)%s", size,
+            Sim.streamLabel(hStream).c_str(),
+            allocationResult(Sim, Error, devPtr).c_str());
+  return Sim.finish(EntryPoint::cudaMallocAsync, Error);
+}
+
+ETCOPY_CUDA_SIM_API cudaError_t cudaMallocManaged(void **devPtr, size_t size,
+                                                  unsigned int flags) {
+  Simulator &Sim = Simulator::get();
+  std::lock_guard<std::mutex> Lock(Sim.Mutex);
+  cudaError_t Error = Sim.enterOnDevice(EntryPoint::cudaMallocManaged);
+  if (Error == cudaSuccess && flags != cudaMemAttachGlobal &&
+      flags != cudaMemAttachHost)
+    Error = Sim.fail("cudaMallocManaged", cudaErrorInvalidValue,
+                     "invalid flags 0x%x (expected cudaMemAttachGlobal or "
+                     "cudaMemAttachHost)",
+                     flags);
+  if (Error == cudaSuccess)
+    Error = Sim.allocate("cudaMallocManaged", devPtr, size, MemKind::Managed,
+                         CurrentDevice);
+  Sim.trace("cudaMallocManaged(%zu bytes, flags=%u, cuda:%d)%s", size, flags,
+            CurrentDevice, allocationResult(Sim, Error, devPtr).c_str());
+  return Sim.finish(EntryPoint::cudaMallocManaged, Error);
+}
+
+/// Shared implementation of cudaMallocHost and cudaHostAlloc.
+static cudaError_t allocatePinned(EntryPoint Which, void **Ptr, size_t Size,
+                                  unsigned Flags) {
+  Simulator &Sim = Simulator::get();
+  std::lock_guard<std::mutex> Lock(Sim.Mutex);
+  const char *Api = entryPointInfo(Which).Name;
+  cudaError_t Error = Sim.enterOnDevice(Which);
+  const unsigned Known =
+      cudaHostAllocPortable | cudaHostAllocMapped | cudaHostAllocWriteCombined;
+  if (Error == cudaSuccess && (Flags & ~Known))
+    Error = Sim.fail(Api, cudaErrorInvalidValue,
+                     "invalid flags 0x%x (expected a combination of "
+                     "cudaHostAllocPortable, cudaHostAllocMapped and "
+                     "cudaHostAllocWriteCombined)",
+                     Flags);
+  // With unified addressing all pinned memory is mapped and portable, and
+  // write-combining makes no difference to the simulator.
+  if (Error == cudaSuccess)
+    Error = Sim.allocate(Api, Ptr, Size, MemKind::PinnedHost, CurrentDevice);
+  std::string FlagsText = Which == EntryPoint::cudaHostAlloc
+                              ? format(", flags=%u", Flags)
+                              : std::string();
+  Sim.trace("%s(%zu bytes%s)%s", Api, Size, FlagsText.c_str(),
+            allocationResult(Sim, Error, Ptr).c_str());
+  return Sim.finish(Which, Error);
+}
+
+ETCOPY_CUDA_SIM_API cudaError_t cudaMallocHost(void **ptr, size_t size) {
+  return allocatePinned(EntryPoint::cudaMallocHost, ptr, size,
+                        cudaHostAllocDefault);
+}
+
+ETCOPY_CUDA_SIM_API cudaError_t cudaHostAlloc(void **pHost, size_t size,
+                                              unsigned int flags) {
+  return allocatePinned(EntryPoint::cudaHostAlloc, pHost, size, flags);
+}
+
+ETCOPY_CUDA_SIM_API cudaError_t cudaFree(void *devPtr) {
+  Simulator &Sim = Simulator::get();
+  std::lock_guard<std::mutex> Lock(Sim.Mutex);
+  cudaError_t Error = Sim.enterRuntime(EntryPoint::cudaFree);
+  Allocation *A = nullptr;
+  if (Error == cudaSuccess && devPtr &&
+      (Error = Sim.checkFree(FreeApi::Free, devPtr, A)) == cudaSuccess) {
+    // cudaFree synchronises the device before releasing the memory.
+    DrainContext Ctx("cudaFree");
+    Sim.drainDevice(A->Device, /*BlockingOnly=*/false, Ctx);
+    Sim.waitUntil(Sim.deviceIdleAt(A->Device));
+    Sim.release(*A, "cudaFree", 0);
+    ++Sim.Stats.Frees;
+    Error = Ctx.Error;
+  }
+  Sim.trace("cudaFree(%s)%s", hex(devPtr).c_str(), Sim.result(Error).c_str());
+  return Sim.finish(EntryPoint::cudaFree, Error);
+}
+
+ETCOPY_CUDA_SIM_API cudaError_t cudaFreeAsync(void *devPtr,
+                                              cudaStream_t hStream) {
+  Simulator &Sim = Simulator::get();
+  std::lock_guard<std::mutex> Lock(Sim.Mutex);
+  cudaError_t Error = Sim.enterRuntime(EntryPoint::cudaFreeAsync);
+  Stream *S = Error == cudaSuccess
+                  ? Sim.lookupStream("cudaFreeAsync", hStream, Error)
+                  : nullptr;
+  Allocation *A = nullptr;
+  if (S && devPtr &&
+      (Error = Sim.checkFree(FreeApi::FreeAsync, devPtr, A)) == cudaSuccess) {
+    // The pointer is validated now; the memory is released when the free
+    // executes in stream order.
+    A->FreePending = true;
+    A->FreeStream = S->Id;
+    Op O;
+    O.Kind = OpKind::Free;
+    O.Api = "cudaFreeAsync";
+    O.Dst = reinterpret_cast<uintptr_t>(devPtr);
+    O.DstAlloc = A;
+    Sim.enqueue(*S, O);
+    ++Sim.Stats.Frees;
+  }
+  Sim.trace("cudaFreeAsync(%s, stream=%s)%s", hex(devPtr).c_str(),
+            Sim.streamLabel(hStream).c_str(), Sim.result(Error).c_str());
+  return Sim.finish(EntryPoint::cudaFreeAsync, Error);
+}
+
+ETCOPY_CUDA_SIM_API cudaError_t cudaFreeHost(void *ptr) {
+  Simulator &Sim = Simulator::get();
+  std::lock_guard<std::mutex> Lock(Sim.Mutex);
+  cudaError_t Error = Sim.enterRuntime(EntryPoint::cudaFreeHost);
+  Allocation *A = nullptr;
+  if (Error == cudaSuccess && ptr &&
+      (Error = Sim.checkFree(FreeApi::FreeHost, ptr, A)) == cudaSuccess) {
+    // Pinned memory may be used by queued work of any device.
+    DrainContext Ctx("cudaFreeHost");
+    Sim.drainAllDevices(Ctx);
+    Sim.waitUntil(Sim.allDevicesIdleAt());
+    Sim.release(*A, "cudaFreeHost", 0);
+    ++Sim.Stats.Frees;
+    Error = Ctx.Error;
+  }
+  Sim.trace("cudaFreeHost(%s)%s", hex(ptr).c_str(), Sim.result(Error).c_str());
+  return Sim.finish(EntryPoint::cudaFreeHost, Error);
+}
+
+ETCOPY_CUDA_SIM_API cudaError_t cudaHostRegister(void *ptr, size_t size,
+                                                 unsigned int flags) {
+  Simulator &Sim = Simulator::get();
+  std::lock_guard<std::mutex> Lock(Sim.Mutex);
+  cudaError_t Error = Sim.enterRuntime(EntryPoint::cudaHostRegister);
+  if (Error == cudaSuccess)
+    Error = Sim.registerHostMemory(ptr, size, flags);
+  Sim.trace("cudaHostRegister(%s, %zu bytes, flags=%u)%s", hex(ptr).c_str(),
+            size, flags, Sim.result(Error).c_str());
+  return Sim.finish(EntryPoint::cudaHostRegister, Error);
+}
+
+ETCOPY_CUDA_SIM_API cudaError_t cudaHostUnregister(void *ptr) {
+  Simulator &Sim = Simulator::get();
+  std::lock_guard<std::mutex> Lock(Sim.Mutex);
+  cudaError_t Error = Sim.enterRuntime(EntryPoint::cudaHostUnregister);
+  if (Error == cudaSuccess)
+    Error = Sim.unregisterHostMemory(ptr);
+  Sim.trace("cudaHostUnregister(%s)%s", hex(ptr).c_str(),
+            Sim.result(Error).c_str());
+  return Sim.finish(EntryPoint::cudaHostUnregister, Error);
+}
+
+ETCOPY_CUDA_SIM_API cudaError_t cudaHostGetDevicePointer(void **pDevice,
+                                                         void *pHost,
+                                                         unsigned int flags) {
+  Simulator &Sim = Simulator::get();
+  std::lock_guard<std::mutex> Lock(Sim.Mutex);
+  cudaError_t Error = Sim.enterOnDevice(EntryPoint::cudaHostGetDevicePointer);
+  if (Error == cudaSuccess)
+    Error = Sim.getDevicePointer(pDevice, pHost, flags);
+  Sim.trace("cudaHostGetDevicePointer(%s, flags=%u)%s", hex(pHost).c_str(),
+            flags, allocationResult(Sim, Error, pDevice).c_str());
+  return Sim.finish(EntryPoint::cudaHostGetDevicePointer, Error);
+}
+
+ETCOPY_CUDA_SIM_API cudaError_t
+cudaPointerGetAttributes(cudaPointerAttributes *attributes, const void *ptr) {
+  Simulator &Sim = Simulator::get();
+  std::lock_guard<std::mutex> Lock(Sim.Mutex);
+  cudaError_t Error = Sim.enterRuntime(EntryPoint::cudaPointerGetAttributes);
+  if (Error == cudaSuccess)
+    Error = Sim.getAttributes(attributes, ptr);
+  std::string Out;
+  if (Error == cudaSuccess) {
+    static const char *const TypeNames[] = {"unregistered", "host", "device",
+                                            "managed"};
+    Out = format("type=%s, device=%d", TypeNames[attributes->type & 3],
+                 attributes->device);
+  }
+  Sim.trace("cudaPointerGetAttributes(%s)%s", hex(ptr).c_str(),
+            Sim.result(Error, Out).c_str());
+  return Sim.finish(EntryPoint::cudaPointerGetAttributes, Error);
+}
