@@ -22,7 +22,17 @@
 #               the measured passes and for the reference;
 #   output per copy
 #               the bytes of text the measured passes print, per copy in
-#               that text (see COPY), from the first run.
+#               that text (see COPY), from the first run;
+#   upstream    with --upstream: the time of upstream's own lowering of the
+#               same program to the LLVM dialect (generate.py --upstream,
+#               lowered by generate.UPSTREAM_FLAGS), its ratio to the
+#               measured passes' time and its peak RSS.
+#
+# With --wall, every time is instead the wall time of the whole etcopy-opt
+# command as a user meets it: process start, parsing, the passes, and
+# printing the output to a file; and the table adds the user CPU time of
+# the same commands (the median of its runs), which load on the machine
+# inflates less than their wall time.
 #
 # A measurement is `CASE | FLAGS` or `CASE | PREPARE | FLAGS`: the input is
 # `generate.py CASE N`, first rewritten (untimed) by `etcopy-opt PREPARE`
@@ -50,6 +60,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import generate  # noqa: E402
@@ -104,11 +115,14 @@ class Timeout(Exception):
 
 def run_timed(opt, flags, path, timeout, output=os.devnull):
     """Runs `opt path flags` once, printing to `output`; returns (pass
-    seconds, wall seconds, peak RSS in KiB)."""
-    command = ["/usr/bin/time", "-f", "%e %M", opt, path, *flags,
+    seconds, wall seconds, user CPU seconds, peak RSS in KiB). The wall time
+    is that of the whole command, taken here (/usr/bin/time's has 10 ms
+    steps); the user time is /usr/bin/time's."""
+    command = ["/usr/bin/time", "-f", "%U %M", opt, path, *flags,
                "--mlir-timing", "-o", output]
     # In a session of its own, so that a timeout ends etcopy-opt too, not
     # only /usr/bin/time.
+    start = time.perf_counter()
     with subprocess.Popen(command, stdout=subprocess.DEVNULL,
                           stderr=subprocess.PIPE, text=True,
                           start_new_session=True) as proc:
@@ -118,12 +132,13 @@ def run_timed(opt, flags, path, timeout, output=os.devnull):
             os.killpg(proc.pid, signal.SIGKILL)
             proc.communicate()
             raise Timeout()
+    wall = time.perf_counter() - start
     lines = stderr.splitlines()
     if proc.returncode or not lines:
         sys.exit(f"failed ({proc.returncode}): "
                  f"{' '.join(map(shlex.quote, command))}\n{stderr}")
-    wall, rss = lines[-1].split()
-    return pass_manager_seconds(stderr), float(wall), int(rss)
+    user, rss = lines[-1].split()
+    return pass_manager_seconds(stderr), wall, float(user), int(rss)
 
 
 def pass_manager_seconds(report):
@@ -162,7 +177,7 @@ class Point:
 
     def __init__(self, flags, path, measure_output=False):
         self.flags, self.path = flags, path
-        self.seconds, self.rss, self.spent = [], 0, 0.0
+        self.seconds, self.user, self.rss, self.spent = [], [], 0, 0.0
         self.timed_out = False
         self.measure_output = measure_output
         self.bytes_per_copy = None
@@ -170,22 +185,24 @@ class Point:
     def run(self, args):
         if self.timed_out or self.spent >= args.budget:
             return
-        # The first run prints to a file, to measure the output.
+        # The first run prints to a file, to measure the output; with
+        # --wall every run does, as a user's would.
         output = os.devnull
-        if self.measure_output and not self.seconds:
-            output = f"{self.path}.out"
+        if args.wall or (self.measure_output and not self.seconds):
+            output = f"{self.path}.{os.getpid()}.out"
         try:
-            seconds, wall, rss = run_timed(args.etcopy_opt, self.flags,
-                                           self.path, args.timeout, output)
+            seconds, wall, user, rss = run_timed(
+                args.etcopy_opt, self.flags, self.path, args.timeout, output)
         except Timeout:
             self.timed_out = True
             return
         if output != os.devnull:
-            with open(output) as f:
-                text = f.read()
+            if self.measure_output and not self.seconds:
+                with open(output) as f:
+                    self.bytes_per_copy = bytes_per_copy(f.read())
             os.remove(output)
-            self.bytes_per_copy = bytes_per_copy(text)
-        self.seconds.append(seconds)
+        self.seconds.append(wall if args.wall else seconds)
+        self.user.append(user)
         self.rss = max(self.rss, rss)
         self.spent += wall
 
@@ -195,25 +212,52 @@ class Point:
             return None
         return STATISTICS[args.statistic](self.seconds)
 
+    def user_time(self, args):
+        """The same of the user CPU time of the whole command."""
+        if self.timed_out or not self.user:
+            return None
+        return STATISTICS[args.statistic](self.user)
+
 
 def measure(args, measurement, reference, sizes, directory):
-    """Runs `measurement` and the reference on every size, `--repeat` times
-    in rounds over the sizes, so that a change of load on the machine
-    affects all sizes alike. Returns {n: (point, reference point)}."""
+    """Runs `measurement`, the reference and (with --upstream) upstream's
+    lowering on every size, `--repeat` times in rounds over the sizes, so
+    that a change of load on the machine affects all sizes alike. Returns
+    {n: (point, reference point, upstream point)}."""
     points = {}
+    upstream = shlex.split(generate.upstream_flags(measurement.case))
     for n in sizes:
         path = prepare_input(args, measurement, n, directory)
         points[n] = (Point(measurement.flags, path, measure_output=True),
-                     None if args.no_reference else Point(reference, path))
+                     None if args.no_reference else Point(reference, path),
+                     Point(upstream, upstream_input(measurement, n,
+                                                    directory))
+                     if args.upstream else None)
     for _ in range(args.repeat):
         for n in sizes:
-            point, reference_point = points[n]
+            point, reference_point, upstream_point = points[n]
             if reference_point:
                 reference_point.run(args)
+            if upstream_point:
+                upstream_point.run(args)
+                if upstream_point.timed_out:
+                    # Larger inputs would take longer still.
+                    for m in sizes:
+                        if m > n:
+                            points[m][2].timed_out = True
             point.run(args)
             if point.timed_out:
                 break  # Larger inputs would take longer still.
     return points
+
+
+def upstream_input(measurement, n, directory):
+    """The file of `measurement`'s case at size `n` in upstream's form."""
+    path = os.path.join(directory, f"{measurement.case}-{n}-upstream.mlir")
+    if not os.path.exists(path):
+        with open(path, "w") as f:
+            f.write(generate.generate(measurement.case, n, upstream=True))
+    return path
 
 
 def prepare_input(args, measurement, n, directory):
@@ -275,6 +319,13 @@ def main():
                         default="median",
                         help="how the runs of a point combine (default: "
                         "median; min is the least disturbed by other load)")
+    parser.add_argument("--upstream", action="store_true",
+                        help="also time upstream's own lowering of the same "
+                        "program (generate.py --upstream)")
+    parser.add_argument("--wall", action="store_true",
+                        help="time the whole command (start, parsing, "
+                        "passes, printing to a file), not the passes, and "
+                        "add its user CPU time")
     parser.add_argument("--no-reference", action="store_true",
                         help="do not run the reference")
     parser.add_argument("--max-growth", type=float, metavar="G",
@@ -297,10 +348,17 @@ def main():
     sizes = [int(size) for size in args.sizes.split(",")]
     reference = shlex.split(args.reference)
 
-    print(f"| passes | N | time (s) | {args.reference} (s) | ratio | "
-          "growth per 10x | peak RSS (MiB) | reference RSS (MiB) | "
-          "output per copy (B) |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    user_header = (" user (s) | reference user (s) | user ratio |"
+                   if args.wall else "")
+    upstream_header = (" upstream (s) | ratio to upstream | upstream RSS "
+                       "(MiB) |" if args.upstream else "")
+    print(f"| passes | N | {'wall ' if args.wall else ''}time (s) | "
+          f"{args.reference} (s) | ratio | growth per 10x | peak RSS (MiB) | "
+          f"reference RSS (MiB) | output per copy (B) |{user_header}"
+          f"{upstream_header}")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|" +
+          ("---:|---:|---:|" if args.wall else "") +
+          ("---:|---:|---:|" if args.upstream else ""))
     failures = []
     with tempfile.TemporaryDirectory() as scratch:
         directory = args.keep or scratch
@@ -309,7 +367,7 @@ def main():
             points = measure(args, measurement, reference, sizes, directory)
             previous = previous_ratio = None
             for n in sizes:
-                point, reference_point = points[n]
+                point, reference_point, upstream_point = points[n]
                 seconds = point.time(args)
                 ref_seconds = reference_point and reference_point.time(args)
                 ref_rss = reference_point and reference_point.rss
@@ -321,9 +379,23 @@ def main():
                          fmt(ref_seconds, ".3f"),
                          fmt(ratio, ".2f"),
                          fmt(factor, ".1f"),
-                         fmt(point.rss and point.rss / 1024, ".0f"),
+                         fmt(seconds and point.rss / 1024, ".0f"),
                          fmt(ref_rss and ref_rss / 1024, ".0f"),
                          fmt(point.bytes_per_copy, ".0f")]
+                if args.wall:
+                    user = point.user_time(args)
+                    ref_user = reference_point and reference_point.user_time(
+                        args)
+                    cells += [fmt(user, ".2f"), fmt(ref_user, ".2f"),
+                              fmt(user and ref_user and user / ref_user,
+                                  ".2f")]
+                if upstream_point:
+                    up_seconds = upstream_point.time(args)
+                    cells += [fmt(up_seconds, ".3f", f"> {args.timeout:.0f}"),
+                              fmt(seconds and up_seconds and
+                                  seconds / up_seconds, ".2f"),
+                              fmt(up_seconds and
+                                  upstream_point.rss / 1024, ".0f")]
                 print("| " + " | ".join(cells) + " |", flush=True)
                 if seconds is None:
                     failures.append(f"{measurement.label()}: timed out at "

@@ -3,11 +3,14 @@
 // etcopy-lower-host-code: upstream's host-side lowering passes (linalg to
 // loops, strided metadata, affine, scf, math), each run only when the module
 // holds an op it rewrites. Every stage is an upstream pass run as a dynamic
-// pipeline, so a stage that runs behaves exactly as the pass on its own.
+// pipeline, so a stage that runs behaves exactly as the pass on its own;
+// before convert-scf-to-cf, its patterns are applied in one backward sweep
+// that keeps the lowering linear in the size of a block.
 //
 //===----------------------------------------------------------------------===//
 
 #include "etcopy/Conversion/Passes.h"
+#include "etcopy/Dialect/EtCopy/RemarkUtils.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
@@ -19,9 +22,12 @@
 #include "mlir/Dialect/MemRef/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Iterators.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Rewrite/FrozenRewritePatternSet.h"
+#include "mlir/Rewrite/PatternApplicator.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringSet.h"
 
@@ -66,54 +72,78 @@ struct Stage {
   }
 };
 
-/// Turns every `scf.if` directly in a function body into branches, in one
-/// backward sweep per block: splitting the block after the last `scf.if`
-/// first, each split moves only the ops up to the next one, so the sweep is
-/// linear in the block. Upstream's convert-scf-to-cf splits in program order,
-/// moving every later op each time (and recording each move for rollback):
-/// quadratic time and memory in a block of many `scf.if`, such as the
-/// conditional frees that lowering a large `bufferization.dealloc` makes.
-static void lowerFunctionLevelIfs(ModuleOp module) {
-  SmallVector<Block *> blocks;
-  module->walk([&](FunctionOpInterface function) {
-    for (Block &block : function.getFunctionBody())
-      if (llvm::any_of(block, llvm::IsaPred<scf::IfOp>))
-        blocks.push_back(&block);
-  });
-  OpBuilder builder(module.getContext());
-  for (Block *block : blocks) {
-    SmallVector<scf::IfOp> ifs(block->getOps<scf::IfOp>());
-    for (scf::IfOp ifOp : llvm::reverse(ifs)) {
-      Location loc = ifOp.getLoc();
-      Block *continuation =
-          block->splitBlock(std::next(ifOp->getIterator()));
-      for (Value result : ifOp.getResults())
-        result.replaceAllUsesWith(
-            continuation->addArgument(result.getType(), loc));
-      Region *parent = block->getParent();
-      // Moves a branch's block before the continuation, its yield becoming
-      // a branch to the continuation; the continuation for an empty else.
-      auto inlineBranch = [&](Region &branch) -> Block * {
-        if (branch.empty())
-          return continuation;
-        Block *entry = &branch.front();
-        parent->getBlocks().splice(continuation->getIterator(),
-                                   branch.getBlocks());
-        auto yield = cast<scf::YieldOp>(entry->getTerminator());
-        builder.setInsertionPoint(yield);
-        cf::BranchOp::create(builder, yield.getLoc(), continuation,
-                             yield.getOperands());
-        yield.erase();
-        return entry;
-      };
-      Block *thenBlock = inlineBranch(ifOp.getThenRegion());
-      Block *elseBlock = inlineBranch(ifOp.getElseRegion());
-      builder.setInsertionPointToEnd(block);
-      cf::CondBranchOp::create(builder, loc, ifOp.getCondition(), thenBlock,
-                               ValueRange(), elseBlock, ValueRange());
-      ifOp.erase();
-    }
+/// Whether upstream's convert-scf-to-cf lowers `op` straight to branches,
+/// making no other `scf` op.
+static bool isLoweredBySweep(Operation *op) {
+  return isa<scf::ForOp, scf::IfOp, scf::WhileOp, scf::ExecuteRegionOp,
+             scf::IndexSwitchOp>(op);
+}
+
+/// Counts the ops that rewrites move from one place to another. With a
+/// listener attached, a rewriter's block split moves the ops after the split
+/// point one by one and reports each move.
+struct MoveCounter : public RewriterBase::Listener {
+  void notifyOperationInserted(Operation *op,
+                               OpBuilder::InsertPoint previous) override {
+    if (previous.isSet())
+      ++moved;
   }
+
+  uint64_t moved = 0;
+};
+
+/// What lowerControlFlowBackward did.
+struct SweepCounts {
+  uint64_t lowered = 0;
+  uint64_t moved = 0;
+};
+
+/// Lowers the `scf` ops that become branches (isLoweredBySweep) with
+/// upstream's convert-scf-to-cf patterns, but visiting each block's ops
+/// last to first. Each pattern splits the op's block before the op and
+/// moves the ops after it to the new block: in that order they are only the
+/// ops up to the next op already lowered, so that every op moves once and
+/// the sweep is linear. Upstream's pass visits them first to last, moving
+/// all the later ops of the block each time (and recording each move for
+/// rollback): quadratic time and memory in a block of many loops or
+/// conditionals, such as a method alternating delegate calls with
+/// elementwise host code (one loop each) or the conditional frees that
+/// lowering a large `bufferization.dealloc` makes.
+///
+/// An op is visited before the ops nested in it, as the conversion visits
+/// them, so that each pattern sees the single-block regions it sees there;
+/// the output is the pass's. `scf.parallel` and `scf.forall` (which become
+/// other `scf` ops) and what they hold are left to the pass itself. Returns
+/// how many ops were lowered and how many ops the rewrites moved.
+static SweepCounts lowerControlFlowBackward(ModuleOp module) {
+  SmallVector<Operation *> ops;
+  module->walk<WalkOrder::PreOrder, ReverseIterator>([&](Operation *op) {
+    if (isa<scf::ParallelOp, scf::ForallOp>(op))
+      return WalkResult::skip();
+    if (isLoweredBySweep(op))
+      ops.push_back(op);
+    return WalkResult::advance();
+  });
+  SweepCounts counts;
+  if (ops.empty())
+    return counts;
+  MLIRContext *context = module.getContext();
+  RewritePatternSet patterns(context);
+  populateSCFToControlFlowConversionPatterns(patterns);
+  FrozenRewritePatternSet frozen(std::move(patterns));
+  PatternApplicator applicator(frozen);
+  applicator.applyDefaultCostModel();
+  MoveCounter moves;
+  PatternRewriter rewriter(context);
+  rewriter.setListener(&moves);
+  for (Operation *op : ops) {
+    // A pattern that does not apply leaves its op to the pass.
+    rewriter.setInsertionPoint(op);
+    if (succeeded(applicator.matchAndRewrite(op, rewriter)))
+      ++counts.lowered;
+  }
+  counts.moved = moves.moved;
+  return counts;
 }
 
 struct LowerHostCodePass
@@ -140,8 +170,8 @@ private:
   /// computes.
   static constexpr size_t kExpandStage = 1;
 
-  /// The position of convert-scf-to-cf, before which function-level scf.if
-  /// ops become branches.
+  /// The position of convert-scf-to-cf, before which the sweep
+  /// (lowerControlFlowBackward) lowers what it can.
   static constexpr size_t kSCFStage = 3;
 
   SmallVector<Stage, 6> stages;
@@ -191,13 +221,14 @@ void LowerHostCodePass::runOnOperation() {
   ModuleOp module = getOperation();
   std::optional<Contents> contents(std::in_place, module);
   bool changed = false;
+  SweepCounts counts;
   for (Stage &stage : stages) {
-    if (&stage == &stages[kSCFStage] &&
-        contents->names.contains(
-            OperationName(scf::IfOp::getOperationName(), &getContext()))) {
-      lowerFunctionLevelIfs(module);
-      changed = true;
-      contents.emplace(module);
+    if (&stage == &stages[kSCFStage] && stage.isNeeded(*contents)) {
+      counts = lowerControlFlowBackward(module);
+      if (counts.lowered) {
+        changed = true;
+        contents.emplace(module);
+      }
     }
     if (!stage.isNeeded(*contents))
       continue;
@@ -206,6 +237,11 @@ void LowerHostCodePass::runOnOperation() {
     changed = true;
     contents.emplace(module);
   }
+  numSweptOps += counts.lowered;
+  numMovedOps += counts.moved;
+  etcopy::remarkSummary(module, getArgument(),
+                        {{"swept-ops", counts.lowered},
+                         {"moved-ops", counts.moved}});
   if (!changed)
     markAllAnalysesPreserved();
 }

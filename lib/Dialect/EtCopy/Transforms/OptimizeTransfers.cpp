@@ -10,10 +10,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "RemarkUtils.h"
-
 #include "etcopy/Dialect/EtCopy/EtCopyOps.h"
 #include "etcopy/Dialect/EtCopy/EtCopyPasses.h"
+#include "etcopy/Dialect/EtCopy/RemarkUtils.h"
 
 #include "mlir/Analysis/AliasAnalysis/LocalAliasAnalysis.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"

@@ -10,11 +10,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "RemarkUtils.h"
-
 #include "etcopy/Dialect/EtCopy/BufferEscape.h"
 #include "etcopy/Dialect/EtCopy/EtCopyDialect.h"
 #include "etcopy/Dialect/EtCopy/EtCopyPasses.h"
+#include "etcopy/Dialect/EtCopy/RemarkUtils.h"
 
 #include "mlir/Analysis/DataLayoutAnalysis.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"

@@ -11,10 +11,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "RemarkUtils.h"
-
 #include "etcopy/Dialect/EtCopy/EtCopyOps.h"
 #include "etcopy/Dialect/EtCopy/EtCopyPasses.h"
+#include "etcopy/Dialect/EtCopy/RemarkUtils.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"

@@ -8,8 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef LIB_DIALECT_ETCOPY_TRANSFORMS_REMARKUTILS_H
-#define LIB_DIALECT_ETCOPY_TRANSFORMS_REMARKUTILS_H
+#ifndef ETCOPY_DIALECT_ETCOPY_REMARKUTILS_H
+#define ETCOPY_DIALECT_ETCOPY_REMARKUTILS_H
 
 #include "etcopy/Dialect/EtCopy/EtCopyDialect.h"
 
@@ -105,4 +105,4 @@ remarkSummary(Operation *root, StringRef pass,
 
 } // namespace mlir::etcopy
 
-#endif // LIB_DIALECT_ETCOPY_TRANSFORMS_REMARKUTILS_H
+#endif // ETCOPY_DIALECT_ETCOPY_REMARKUTILS_H
