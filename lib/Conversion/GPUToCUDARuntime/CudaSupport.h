@@ -94,9 +94,15 @@ void *__etcopy_malloc_managed(uint64_t bytes, ETCOPY_LOCATION);
 void __etcopy_free(void *pointer, cudaStream_t stream, ETCOPY_LOCATION);
 void __etcopy_free_managed(void *pointer, cudaStream_t stream,
                            ETCOPY_LOCATION);
-/* Pinned host memory (cudaMallocHost, cudaFreeHost). */
+/* Host buffers of transfers, 256-byte aligned, from a cache of pinned
+ * blocks (cudaMallocHost; $ETCOPY_PINNED_HOST_CACHE_BYTES bounds the idle
+ * ones) or of pageable blocks (aligned_alloc;
+ * $ETCOPY_PAGEABLE_HOST_CACHE_BYTES). A free returns the block to its cache
+ * without waiting for the device; idle blocks are released at exit. */
 void *__etcopy_malloc_host(uint64_t bytes, ETCOPY_LOCATION);
 void __etcopy_free_host(void *pointer, ETCOPY_LOCATION);
+void *__etcopy_malloc_pageable(uint64_t bytes, ETCOPY_LOCATION);
+void __etcopy_free_pageable(void *pointer, ETCOPY_LOCATION);
 
 /* Copies: `kind` is a cudaMemcpyKind. */
 void __etcopy_memcpy(void *dst, const void *src, uint64_t bytes, int32_t kind,
