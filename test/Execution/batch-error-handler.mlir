@@ -45,24 +45,27 @@ func.func @method(%in: memref<4x4xf32>, %out: memref<4x4xf32>, %column: memref<4
 
 // Each failure is the first the policy hears of, at the op that made the
 // call (the batch's first copy for the batch), and the method completes.
-// CHECK: calls: 13
+// CHECK: calls: 16
 // CHECK-NEXT: any:1 cudaGetDevice -> cudaGetDevice at {{.*}}batch-error-handler.mlir:[[# @LINE - 16]]:1 completed exit=0
 // CHECK-NEXT: any:2 cudaSetDevice -> cudaSetDevice at {{.*}}batch-error-handler.mlir:[[# @LINE - 17]]:1 completed exit=0
-// CHECK-NEXT: any:3 cudaStreamCreateWithFlags -> etcopy_get_stream at {{.*}}batch-error-handler.mlir:[[# @LINE - 18]]:1 completed exit=0
-// CHECK-NEXT: any:4 cudaMallocAsync -> cudaMallocAsync at {{.*}}batch-error-handler.mlir:[[# @LINE - 17]]:8 completed exit=0
-// CHECK-NEXT: any:5 cudaMallocAsync -> cudaMallocAsync at {{.*}}batch-error-handler.mlir:[[# @LINE - 17]]:8 completed exit=0
-// CHECK-NEXT: any:6 cudaMemcpyBatchAsync -> cudaMemcpyBatchAsync at {{.*}}batch-error-handler.mlir:[[# @LINE - 17]]:3 completed exit=0
-// CHECK-NEXT: any:7 cudaMemcpyAsync -> cudaMemcpyAsync at {{.*}}batch-error-handler.mlir:[[# @LINE - 16]]:3 completed exit=0
-// CHECK-NEXT: any:8 cudaMemcpyAsync -> cudaMemcpyAsync at {{.*}}batch-error-handler.mlir:[[# @LINE - 16]]:3 completed exit=0
-// CHECK-NEXT: any:9 cudaFreeAsync -> cudaFreeAsync at {{.*}}batch-error-handler.mlir:[[# @LINE - 16]]:3 completed exit=0
-// CHECK-NEXT: any:10 cudaFreeAsync -> cudaFreeAsync at {{.*}}batch-error-handler.mlir:[[# @LINE - 16]]:3 completed exit=0
-// CHECK-NEXT: any:11 cudaStreamSynchronize -> cudaStreamSynchronize at {{.*}}batch-error-handler.mlir:[[# @LINE - 16]]:3 completed exit=0
-// CHECK-NEXT: any:12 cudaSetDevice -> cudaSetDevice at {{.*}}batch-error-handler.mlir:[[# @LINE - 17]]:3 completed exit=0
-// CHECK-NEXT: any:13 cudaStreamDestroy -> nothing completed exit=0
+// CHECK-NEXT: any:3 cudaDeviceGetMemPool -> cudaDeviceGetMemPool at {{.*}}batch-error-handler.mlir:[[# @LINE - 18]]:1 completed exit=0
+// CHECK-NEXT: any:4 cudaMemPoolGetAttribute -> cudaMemPoolGetAttribute at {{.*}}batch-error-handler.mlir:[[# @LINE - 19]]:1 completed exit=0
+// CHECK-NEXT: any:5 cudaMemPoolSetAttribute -> cudaMemPoolSetAttribute at {{.*}}batch-error-handler.mlir:[[# @LINE - 20]]:1 completed exit=0
+// CHECK-NEXT: any:6 cudaStreamCreateWithFlags -> etcopy_get_stream at {{.*}}batch-error-handler.mlir:[[# @LINE - 21]]:1 completed exit=0
+// CHECK-NEXT: any:7 cudaMallocAsync -> cudaMallocAsync at {{.*}}batch-error-handler.mlir:[[# @LINE - 20]]:8 completed exit=0
+// CHECK-NEXT: any:8 cudaMallocAsync -> cudaMallocAsync at {{.*}}batch-error-handler.mlir:[[# @LINE - 20]]:8 completed exit=0
+// CHECK-NEXT: any:9 cudaMemcpyBatchAsync -> cudaMemcpyBatchAsync at {{.*}}batch-error-handler.mlir:[[# @LINE - 20]]:3 completed exit=0
+// CHECK-NEXT: any:10 cudaMemcpyAsync -> cudaMemcpyAsync at {{.*}}batch-error-handler.mlir:[[# @LINE - 19]]:3 completed exit=0
+// CHECK-NEXT: any:11 cudaMemcpyAsync -> cudaMemcpyAsync at {{.*}}batch-error-handler.mlir:[[# @LINE - 19]]:3 completed exit=0
+// CHECK-NEXT: any:12 cudaFreeAsync -> cudaFreeAsync at {{.*}}batch-error-handler.mlir:[[# @LINE - 19]]:3 completed exit=0
+// CHECK-NEXT: any:13 cudaFreeAsync -> cudaFreeAsync at {{.*}}batch-error-handler.mlir:[[# @LINE - 19]]:3 completed exit=0
+// CHECK-NEXT: any:14 cudaStreamSynchronize -> cudaStreamSynchronize at {{.*}}batch-error-handler.mlir:[[# @LINE - 19]]:3 completed exit=0
+// CHECK-NEXT: any:15 cudaSetDevice -> cudaSetDevice at {{.*}}batch-error-handler.mlir:[[# @LINE - 20]]:3 completed exit=0
+// CHECK-NEXT: any:16 cudaStreamDestroy -> nothing completed exit=0
 // The stream comes from the default stream provider, which reports a
 // failure to create it to the lowered code (etcopy_get_stream), and is
 // destroyed when the program is unloaded, where no policy runs.
 
-// MEMCHECK: calls: 13
-// MEMCHECK-COUNT-13: completed exit=0 memcheck=clean
+// MEMCHECK: calls: 16
+// MEMCHECK-COUNT-16: completed exit=0 memcheck=clean
 // MEMCHECK-NOT: memcheck=errors

@@ -22,8 +22,8 @@
 // CLEAN: out: 3.5 ... 3.5
 // CLEAN: completed
 
-// MEMCHECK: calls: 15
-// MEMCHECK-COUNT-15: completed exit=0 memcheck=clean
+// MEMCHECK: calls: 18
+// MEMCHECK-COUNT-18: completed exit=0 memcheck=clean
 // MEMCHECK-NOT: memcheck=errors
 
 func.func @method(%in: memref<4x4xf32>, %out: memref<4x4xf32>, %column: memref<4xf32>)
@@ -42,22 +42,25 @@ func.func @method(%in: memref<4x4xf32>, %out: memref<4x4xf32>, %column: memref<4
 
 // Each failure is the first the policy hears of, at the op that made the
 // call, and the method completes.
-// CHECK: calls: 15
+// CHECK: calls: 18
 // CHECK-NEXT: any:1 cudaGetDevice -> cudaGetDevice at {{.*}}error-handler.mlir:[[# @LINE - 17]]:1 completed exit=0
 // CHECK-NEXT: any:2 cudaSetDevice -> cudaSetDevice at {{.*}}error-handler.mlir:[[# @LINE - 18]]:1 completed exit=0
-// CHECK-NEXT: any:3 cudaStreamCreateWithFlags -> etcopy_get_stream at {{.*}}error-handler.mlir:[[# @LINE - 19]]:1 completed exit=0
-// CHECK-NEXT: any:4 cudaMallocAsync -> cudaMallocAsync at {{.*}}error-handler.mlir:[[# @LINE - 18]]:8 completed exit=0
-// CHECK-NEXT: any:5 cudaMemcpyAsync -> cudaMemcpyAsync at {{.*}}error-handler.mlir:[[# @LINE - 18]]:3 completed exit=0
-// CHECK-NEXT: any:6 cudaMemcpy2DAsync -> cudaMemcpy2DAsync at {{.*}}error-handler.mlir:[[# @LINE - 16]]:3 completed exit=0
-// CHECK-NEXT: any:7 cudaStreamSynchronize -> cudaStreamSynchronize at {{.*}}error-handler.mlir:[[# @LINE - 15]]:3 completed exit=0
-// CHECK-NEXT: any:8 cudaGetDriverEntryPointByVersion -> cudaGetDriverEntryPointByVersion at {{.*}}error-handler.mlir:[[# @LINE - 16]]:3 completed exit=0
-// CHECK-NEXT: any:9 cuMemsetD32Async -> cuMemsetD32Async at {{.*}}error-handler.mlir:[[# @LINE - 17]]:3 completed exit=0
+// CHECK-NEXT: any:3 cudaDeviceGetMemPool -> cudaDeviceGetMemPool at {{.*}}error-handler.mlir:[[# @LINE - 19]]:1 completed exit=0
+// CHECK-NEXT: any:4 cudaMemPoolGetAttribute -> cudaMemPoolGetAttribute at {{.*}}error-handler.mlir:[[# @LINE - 20]]:1 completed exit=0
+// CHECK-NEXT: any:5 cudaMemPoolSetAttribute -> cudaMemPoolSetAttribute at {{.*}}error-handler.mlir:[[# @LINE - 21]]:1 completed exit=0
+// CHECK-NEXT: any:6 cudaStreamCreateWithFlags -> etcopy_get_stream at {{.*}}error-handler.mlir:[[# @LINE - 22]]:1 completed exit=0
+// CHECK-NEXT: any:7 cudaMallocAsync -> cudaMallocAsync at {{.*}}error-handler.mlir:[[# @LINE - 21]]:8 completed exit=0
+// CHECK-NEXT: any:8 cudaMemcpyAsync -> cudaMemcpyAsync at {{.*}}error-handler.mlir:[[# @LINE - 21]]:3 completed exit=0
+// CHECK-NEXT: any:9 cudaMemcpy2DAsync -> cudaMemcpy2DAsync at {{.*}}error-handler.mlir:[[# @LINE - 19]]:3 completed exit=0
 // CHECK-NEXT: any:10 cudaStreamSynchronize -> cudaStreamSynchronize at {{.*}}error-handler.mlir:[[# @LINE - 18]]:3 completed exit=0
-// CHECK-NEXT: any:11 cudaMemcpyAsync -> cudaMemcpyAsync at {{.*}}error-handler.mlir:[[# @LINE - 18]]:3 completed exit=0
-// CHECK-NEXT: any:12 cudaFreeAsync -> cudaFreeAsync at {{.*}}error-handler.mlir:[[# @LINE - 18]]:3 completed exit=0
-// CHECK-NEXT: any:13 cudaStreamSynchronize -> cudaStreamSynchronize at {{.*}}error-handler.mlir:[[# @LINE - 18]]:3 completed exit=0
-// CHECK-NEXT: any:14 cudaSetDevice -> cudaSetDevice at {{.*}}error-handler.mlir:[[# @LINE - 19]]:3 completed exit=0
-// CHECK-NEXT: any:15 cudaStreamDestroy -> nothing completed exit=0
+// CHECK-NEXT: any:11 cudaGetDriverEntryPointByVersion -> cudaGetDriverEntryPointByVersion at {{.*}}error-handler.mlir:[[# @LINE - 19]]:3 completed exit=0
+// CHECK-NEXT: any:12 cuMemsetD32Async -> cuMemsetD32Async at {{.*}}error-handler.mlir:[[# @LINE - 20]]:3 completed exit=0
+// CHECK-NEXT: any:13 cudaStreamSynchronize -> cudaStreamSynchronize at {{.*}}error-handler.mlir:[[# @LINE - 21]]:3 completed exit=0
+// CHECK-NEXT: any:14 cudaMemcpyAsync -> cudaMemcpyAsync at {{.*}}error-handler.mlir:[[# @LINE - 21]]:3 completed exit=0
+// CHECK-NEXT: any:15 cudaFreeAsync -> cudaFreeAsync at {{.*}}error-handler.mlir:[[# @LINE - 21]]:3 completed exit=0
+// CHECK-NEXT: any:16 cudaStreamSynchronize -> cudaStreamSynchronize at {{.*}}error-handler.mlir:[[# @LINE - 21]]:3 completed exit=0
+// CHECK-NEXT: any:17 cudaSetDevice -> cudaSetDevice at {{.*}}error-handler.mlir:[[# @LINE - 22]]:3 completed exit=0
+// CHECK-NEXT: any:18 cudaStreamDestroy -> nothing completed exit=0
 // The stream is created by the default stream provider, which reports its
 // failure to the lowered code (etcopy_get_stream), and destroyed when the
 // program is unloaded, where a failure is ignored: the policy must not run

@@ -3,14 +3,16 @@
 // cudaMemsetAsync, the others with the driver's cuMemsetD16Async and
 // cuMemsetD32Async, looked up once each with cudaGetDriverEntryPointByVersion
 // (the program links no libcuda). A failed driver memset is reported with
-// its CUresult's name and text, as clearly as a cudaError_t.
+// its CUresult's name and text, as clearly as a cudaError_t. (The lookup's
+// failure is injected as the first "other" call, with the pool policy off:
+// its calls are "other" calls too.)
 // RUN: etcopy-opt %s --etcopy-to-cuda -o %t.mlir
 // RUN: env ETCOPY_CUDA_SIM_STATS=1 %run_sim < %t.mlir 2> %t.stats | FileCheck %s
 // RUN: FileCheck %s --check-prefix=STATS < %t.stats
 // RUN: %if cuda-gpu %{ %run_gpu < %t.mlir | FileCheck %s %}
 // RUN: env ETCOPY_CUDA_SIM_FAIL=memset:3 not %run_sim < %t.mlir 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=FAILED-MEMSET
-// RUN: env ETCOPY_CUDA_SIM_FAIL=other:1 not %run_sim < %t.mlir 2>&1 \
+// RUN: env ETCOPY_CUDA_SIM_FAIL=other:1 ETCOPY_POOL_RELEASE_THRESHOLD=0 not %run_sim < %t.mlir 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=NO-ENTRY-POINT
 
 // The 16-bit patterns share one entry point, the 32-bit ones another.

@@ -5,12 +5,11 @@
 # MLIR module and C harness of utils/transfer-performance/generate.py, the
 # lowering options of the variant, as utils/transfer-performance/
 # benchmark.py chooses them, and the harness's defines). The bundle links
-# each against libcudart, runs it, and the checker prints the `wall:` lines
-# the harness prints (TRANSFER_PERFORMANCE_WALL_TIME) and checks its
-# `check: ... data ok` line. A reworked harness (one that, say, creates the
-# CUDA context before the clock starts and prints per-call medians) slots in
-# here: build.py, run.py and check.py rely only on the fields of
-# BenchProgram and on those two kinds of output lines.
+# each against libcudart, runs it, and the checker prints the `time:` lines
+# the harness prints (the median time of one call, CUDA initialised before
+# the clock starts; `wall` on a GPU, `modelled` on the simulator) and checks
+# its `check: ... data ok` line. build.py, run.py and check.py rely only on
+# the fields of BenchProgram and on those two kinds of output lines.
 #
 # The sizes are the H200 run's (docs/GPUChecks.md): (a) 1000 copies of 64
 # bytes, called 1000 times; (b) 256 MiB up and down, 5 calls; (c) 16
@@ -42,8 +41,7 @@ class BenchProgram:
     c: str
     options: str             # of --etcopy-to-cuda
     devices: int = 1
-    defines: List[str] = field(default_factory=lambda: [
-        "TRANSFER_PERFORMANCE_WALL_TIME"])
+    defines: List[str] = field(default_factory=list)
     timeout: int = 120
 
 
@@ -68,8 +66,7 @@ def programs() -> List[BenchProgram]:
     out.append(BenchProgram("large-pinned", "(b) 256 MiB up and down, 5 "
                             "calls, pinned-host-memory=true, and raw "
                             "cudaMemcpy", mlir, c, "pinned-host-memory=true",
-                            defines=["TRANSFER_PERFORMANCE_WALL_TIME",
-                                     "TRANSFER_PERFORMANCE_RAW_BASELINE"]))
+                            defines=["TRANSFER_PERFORMANCE_RAW_BASELINE"]))
     # (c) The chain of delegates: each step of the ablation, then the host
     # tensor sizes of the sweep for ExecuTorch-style, defaults and pinned.
     for index, variant in enumerate(benchmark.CHAIN_ABLATION):

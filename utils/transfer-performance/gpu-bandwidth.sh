@@ -5,12 +5,12 @@
 # docs/TransferPerformance.md (one upload and one download of BYTES through
 # host buffers the lowered function allocates and frees) with the default
 # lowering (pageable) and with pinned-host-memory=true, links both against
-# the real libcudart, and prints the wall-clock bandwidth of CALLS calls of
-# each (after one untimed call), next to plain synchronous cudaMemcpy of the
-# same bytes between buffers allocated once, pinned and pageable, measured
-# in the same process. The generated code's figures include its host
-# allocations (cudaMallocHost and cudaFreeHost per call when pinned), which
-# are part of what it costs.
+# the real libcudart, and prints the median wall-clock time and bandwidth of
+# one of CALLS calls of each (CUDA initialised first), next to plain
+# synchronous cudaMemcpy of the same bytes between buffers allocated once,
+# pinned and pageable, measured in the same process. The generated code's
+# figures include its host allocations (at the first call; later calls
+# reuse the cached blocks), which are part of what it costs.
 #
 #   utils/transfer-performance/gpu-bandwidth.sh [BYTES [CALLS]]
 #   utils/transfer-performance/gpu-bandwidth.sh --build-only [BYTES [CALLS]]
@@ -60,7 +60,7 @@ python3 utils/transfer-performance/generate.py large --bytes "$bytes" \
 
 for variant in pageable pinned; do
   options=""
-  defines=(-DTRANSFER_PERFORMANCE_WALL_TIME)
+  defines=()
   if [[ $variant == pinned ]]; then
     options="=pinned-host-memory=true"
     # The raw cudaMemcpy baseline runs in the pinned variant's process.

@@ -158,21 +158,25 @@ def ConvertGPUToCUDARuntime
     writes) is one `cudaMemcpyBatchAsync`; a failure of the batch is
     reported at the first copy of the run. A copy between the memory of two
     explicit devices is a `cudaMemcpyPeerAsync`, after peer access has been
-    enabled once per pair of devices where the devices allow it. With
-    `pinned-host-memory`, host buffers that the function allocates, copies
-    to or from a device and frees itself are pinned memory: allocated with
-    `cudaMallocHost`, and returned by their frees to a cache of pinned
-    blocks that later allocations of the same size reuse (one per program,
-    released at exit; `ETCOPY_PINNED_HOST_CACHE_BYTES` bounds the idle
-    bytes, 1 GiB by default). Like `free()`, a free does not wait for the
-    device: the program has waited for the copies using the buffer, as
-    `convert-etcopy-to-gpu` makes it.
+    enabled once per pair of devices where the devices allow it. Host
+    buffers that the function allocates, copies to or from a device and
+    frees itself (transfer buffers) come from a cache of host blocks that
+    their frees return to and later allocations of the same size reuse
+    (one per program, released at exit): pageable blocks (`aligned_alloc`;
+    `ETCOPY_PAGEABLE_HOST_CACHE_BYTES` bounds the idle bytes, 1 GiB by
+    default), or with `pinned-host-memory` pinned ones (`cudaMallocHost`;
+    `ETCOPY_PINNED_HOST_CACHE_BYTES`). Like `free()`, a free does not wait
+    for the device: the program has waited for the copies using the
+    buffer, as `convert-etcopy-to-gpu` makes it. At the first stream
+    request for a device, the release threshold of the device's memory
+    pool is raised so that freed device memory stays for reuse (the pool
+    policy, `ETCOPY_POOL_RELEASE_THRESHOLD`).
 
     The pass is linear in the size of the module, and the code it emits
     small: per op one call and its line number; constants, file names and
     scratch slots are shared per function (one op per constant value),
-    messages per module; host buffers come from `aligned_alloc`. It folds
-    the unrealized casts its patterns leave that cancel out, as
+    messages per module; other host buffers come from `aligned_alloc`. It
+    folds the unrealized casts its patterns leave that cancel out, as
     `reconcile-unrealized-casts` would, so that a pipeline needs no further
     pass over the lowered module.
 

@@ -169,7 +169,7 @@ bool isRuntimeOp(Operation *op) {
              gpu::WaitOp>(op);
 }
 
-bool isPinnedHostBufferOp(Operation *op) {
+bool isTransferBufferOp(Operation *op) {
   return isa<memref::AllocOp, memref::DeallocOp>(op);
 }
 
@@ -190,7 +190,7 @@ bool isAddressOnlyView(memref::ViewOp view, unsigned indexBitwidth) {
 }
 
 //===----------------------------------------------------------------------===//
-// Pinned host buffers
+// Transfer buffers
 //===----------------------------------------------------------------------===//
 
 memref::AllocOp getAllocation(Value memref) {
@@ -199,7 +199,7 @@ memref::AllocOp getAllocation(Value memref) {
   return memref.getDefiningOp<memref::AllocOp>();
 }
 
-bool isPinnableTransferBuffer(memref::AllocOp alloc) {
+bool isTransferBuffer(memref::AllocOp alloc) {
   MemRefType type = alloc.getType();
   // cudaMallocHost aligns to at least 256 bytes.
   if (classify(type).kind == MemoryPlace::Kind::Device ||

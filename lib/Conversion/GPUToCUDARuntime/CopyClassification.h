@@ -111,10 +111,10 @@ bool hasRepresentableSize(MemRefType type, unsigned indexBitwidth);
 /// runtime support.
 bool isRuntimeOp(Operation *op);
 
-/// True for the memref.alloc and memref.dealloc of a pinned host buffer,
-/// which the pass lowers to cudaMallocHost and cudaFreeHost: they use no
-/// stream and select no device.
-bool isPinnedHostBufferOp(Operation *op);
+/// True for the memref.alloc and memref.dealloc of a transfer buffer, which
+/// the pass lowers to the runtime support's caches of host blocks (pinned or
+/// pageable): they use no stream and select no device.
+bool isTransferBufferOp(Operation *op);
 
 /// True when `copy` is one cudaMemcpyAsync of a static number of bytes from
 /// the first element of one side to the first element of the other: both
@@ -129,7 +129,7 @@ bool isSimpleCopy(gpu::MemcpyOp copy, unsigned indexBitwidth);
 bool isAddressOnlyView(memref::ViewOp view, unsigned indexBitwidth);
 
 //===----------------------------------------------------------------------===//
-// Pinned host buffers
+// Transfer buffers
 //===----------------------------------------------------------------------===//
 
 /// The memref.alloc whose buffer `memref` views, if any.
@@ -140,7 +140,7 @@ memref::AllocOp getAllocation(Value memref);
 /// that never leaves the function: every use, through views, reads or
 /// writes it, copies it or frees it (a return, a call, a branch or a store
 /// of the memref would hand it to code that might free it with free()).
-bool isPinnableTransferBuffer(memref::AllocOp alloc);
+bool isTransferBuffer(memref::AllocOp alloc);
 
 } // namespace mlir::etcopy::cuda_lowering
 

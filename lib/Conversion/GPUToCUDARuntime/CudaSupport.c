@@ -161,12 +161,21 @@ report_size_mismatch(ETCOPY_LOCATION, const char *what, int64_t dim,
   exit(1);
 }
 
+/* The number of bytes the environment variable `name` gives (decimal), or
+ * `fallback` when it is unset or not a number. */
+static uint64_t get_env_bytes(const char *name, uint64_t fallback) {
+  const char *text = getenv(name);
+  char *end = NULL;
+  unsigned long long value = text ? strtoull(text, &end, 10) : 0;
+  return text && *text && end && !*end ? (uint64_t)value : fallback;
+}
+
 /*===----------------------------------------------------------------------===*
  * Release at exit
  *===----------------------------------------------------------------------===*/
 
 /* What the lowered code keeps across calls (the default streams, the idle
- * pinned host blocks) goes back to CUDA while the CUDA runtime is still
+ * host blocks) goes back to CUDA (or libc) while the CUDA runtime is still
  * alive. libcudart tears itself down from an exit handler that it registers
  * when it initialises; exit handlers run in the reverse order of their
  * registration, and only then do static destructors run (the executable's
@@ -253,6 +262,61 @@ __attribute__((weak)) int etcopy_get_stream(int32_t device,
   return cudaSuccess;
 }
 
+/*===----------------------------------------------------------------------===*
+ * Memory pools
+ *===----------------------------------------------------------------------===*/
+
+/* Device memory comes from cudaMallocAsync, that is from the device's
+ * current memory pool. With CUDA's default release threshold (0) the pool
+ * gives its free memory back at every synchronisation, and the next
+ * cudaMallocAsync maps it again: 87-129 us per 1 MiB allocation on an H200,
+ * against 2.6 us when the pool keeps it. So the first stream request for a
+ * device raises the release threshold of the device's current pool to what
+ * the pool policy asks for. It never lowers a threshold the program set
+ * higher. */
+
+/* The default pool policy. Weak, so that a program that embeds the
+ * generated code chooses by defining the symbol. */
+__attribute__((weak)) uint64_t
+etcopy_get_pool_release_threshold(int32_t device) {
+  (void)device;
+  return get_env_bytes("ETCOPY_POOL_RELEASE_THRESHOLD",
+                       ETCOPY_DEFAULT_POOL_RELEASE_THRESHOLD);
+}
+
+/* Whether the policy was applied to each device's pool: one flag per device
+ * and program (external, emitted linkonce_odr, like the table of streams). */
+char __etcopy_pools_configured[ETCOPY_MAX_DEVICES];
+
+/* Applies the pool policy to `device`, the current device, once per device
+ * (ordinals from ETCOPY_MAX_DEVICES on: at every request). A failed call is
+ * reported, and the policy is applied again at the next request. */
+static void configure_pool(int32_t device, ETCOPY_LOCATION) {
+  char *configured = device >= 0 && device < ETCOPY_MAX_DEVICES
+                         ? &__etcopy_pools_configured[device]
+                         : NULL;
+  if (configured && (__atomic_load_n(configured, __ATOMIC_ACQUIRE) ||
+                     __atomic_test_and_set(configured, __ATOMIC_ACQ_REL)))
+    return;
+  uint64_t threshold = etcopy_get_pool_release_threshold(device);
+  if (threshold == 0)
+    return;
+  const char *what = "keep freed device memory in the memory pool";
+  cudaMemPool_t pool = NULL;
+  uint64_t current = 0;
+  int applied = check(cudaDeviceGetMemPool(&pool, device), ETCOPY_AT,
+                      "cudaDeviceGetMemPool", what, 0) &&
+                check(cudaMemPoolGetAttribute(
+                          pool, cudaMemPoolAttrReleaseThreshold, &current),
+                      ETCOPY_AT, "cudaMemPoolGetAttribute", what, 0) &&
+                (current >= threshold ||
+                 check(cudaMemPoolSetAttribute(
+                           pool, cudaMemPoolAttrReleaseThreshold, &threshold),
+                       ETCOPY_AT, "cudaMemPoolSetAttribute", what, 0));
+  if (!applied && configured)
+    __atomic_clear(configured, __ATOMIC_RELEASE);
+}
+
 cudaStream_t __etcopy_get_stream(int32_t device, ETCOPY_LOCATION) {
   const char *what = "get the device's stream";
   if (device >= 0) {
@@ -264,6 +328,7 @@ cudaStream_t __etcopy_get_stream(int32_t device, ETCOPY_LOCATION) {
     check(cudaGetDevice(&current), ETCOPY_AT, "cudaGetDevice", what, 0);
     device = current;
   }
+  configure_pool(device, ETCOPY_AT);
   /* Without a stream the legacy default stream (null) orders the
    * function's work as well, only with more waiting. */
   cudaStream_t stream = NULL;
@@ -373,91 +438,140 @@ void __etcopy_free_managed(void *pointer, cudaStream_t stream,
         0);
 }
 
-/* Pinned host memory is cached: pinning is a system call that maps and
- * locks pages (tens of microseconds), paid at every call of a function
- * that stages its transfers in pinned buffers. A freed buffer goes back to
- * the cache, and the next request of the same size takes it. Each block
- * starts with a header of ETCOPY_PINNED_HEADER bytes, which keeps the
- * buffer after it aligned to 256 bytes (the most a pinned memref.alloc may
- * ask for) and records its size and its place in the idle lists.
+/* Host buffers of transfers are cached. The lowered code allocates a
+ * buffer that a function copies to or from a device and frees itself
+ * through __etcopy_malloc_host (pinned, with pinned-host-memory) or
+ * __etcopy_malloc_pageable (otherwise), and frees it through the matching
+ * free. Pinning maps and locks pages (about 1.1 ms per MiB on an H200), and
+ * fresh pageable memory faults its pages in during the first copy that
+ * touches it (a 256 MiB round trip through buffers malloc'ed at every call
+ * took 4.7 times as long as the same copies from touched memory): a free
+ * does not give the memory back but returns the block to its cache, and the
+ * next request of the same size takes it. A function called in a loop
+ * allocates its buffers at its first call only.
  *
- * Like free(), __etcopy_free_host does not wait for the device: the program
- * must have waited for the copies that use the buffer (convert-etcopy-to-gpu
- * places that wait before every free of host memory a copy in flight uses).
+ * Each block starts with a header of ETCOPY_HOST_BLOCK_HEADER bytes, which
+ * keeps the buffer after it aligned to 256 bytes (the most a transfer
+ * buffer's memref.alloc may ask for) and records its size and its place in
+ * the idle lists.
  *
- * The state is one per program (external, emitted linkonce_odr), guarded by
- * a spin lock held only to push or pop a block. Idle blocks are kept up to
- * ETCOPY_PINNED_HOST_CACHE_BYTES bytes in all (environment variable, read
- * at the first free; default 1 GiB, 0 disables the cache) and released at
- * exit. */
-#define ETCOPY_PINNED_HEADER 256
-#define ETCOPY_PINNED_BINS 64
-#define ETCOPY_PINNED_DEFAULT_LIMIT (1ull << 30)
+ * Like free(), the frees do not wait for the device: the program must have
+ * waited for the copies that use the buffer (convert-etcopy-to-gpu places
+ * that wait before every free of host memory a copy in flight uses).
+ *
+ * There are two caches per program (external, emitted linkonce_odr), each
+ * guarded by a spin lock held only to push or pop a block. Idle blocks are
+ * kept up to a number of bytes in all (an environment variable, read at the
+ * first free; default 1 GiB, 0 disables the cache) and released at exit. */
+#define ETCOPY_HOST_BLOCK_HEADER 256
+#define ETCOPY_HOST_CACHE_BINS 64
+#define ETCOPY_HOST_CACHE_DEFAULT_LIMIT (1ull << 30)
 
-typedef struct etcopy_pinned_block {
+typedef struct etcopy_host_block {
   uint64_t bytes; /* What the buffer was requested with. */
-  struct etcopy_pinned_block *next; /* The next idle block of its bin. */
-} etcopy_pinned_block;
+  struct etcopy_host_block *next; /* The next idle block of its bin. */
+} etcopy_host_block;
 
 typedef struct {
   char lock;
   char limitKnown;
   uint64_t limit;
   uint64_t idleBytes;
-  etcopy_pinned_block *bins[ETCOPY_PINNED_BINS];
-} etcopy_pinned_cache;
+  etcopy_host_block *bins[ETCOPY_HOST_CACHE_BINS];
+} etcopy_host_cache;
 
-etcopy_pinned_cache __etcopy_pinned_cache;
+/* Blocks of cudaMallocHost, and blocks of aligned_alloc. */
+etcopy_host_cache __etcopy_pinned_cache;
+etcopy_host_cache __etcopy_pageable_cache;
 
-static void lock_pinned_cache(void) {
-  while (__atomic_test_and_set(&__etcopy_pinned_cache.lock, __ATOMIC_ACQUIRE))
-    ;
+/* The bytes of a block holding a buffer of `bytes`, or 0 if they overflow. */
+static uint64_t get_block_bytes(uint64_t bytes) {
+  return bytes > UINT64_MAX - ETCOPY_HOST_BLOCK_HEADER
+             ? 0
+             : bytes + ETCOPY_HOST_BLOCK_HEADER;
 }
 
-static void unlock_pinned_cache(void) {
-  __atomic_clear(&__etcopy_pinned_cache.lock, __ATOMIC_RELEASE);
-}
-
-/* The idle list of blocks of `bytes` (and of the sizes that share its bin). */
-static etcopy_pinned_block **get_pinned_bin(uint64_t bytes) {
+/* An idle block for a buffer of `bytes` from `cache`, or null. */
+static etcopy_host_block *take_host_block(etcopy_host_cache *cache,
+                                          uint64_t bytes) {
   uint64_t hash = bytes * 0x9e3779b97f4a7c15ull;
-  return &__etcopy_pinned_cache.bins[hash >> 58];
+  etcopy_host_block *block = NULL;
+  while (__atomic_test_and_set(&cache->lock, __ATOMIC_ACQUIRE))
+    ;
+  for (etcopy_host_block **link = &cache->bins[hash >> 58]; *link;
+       link = &(*link)->next) {
+    if ((*link)->bytes == bytes) {
+      block = *link;
+      *link = block->next;
+      cache->idleBytes -= get_block_bytes(bytes);
+      break;
+    }
+  }
+  __atomic_clear(&cache->lock, __ATOMIC_RELEASE);
+  return block;
 }
 
-/* Called with the lock held. */
-static uint64_t get_pinned_cache_limit(void) {
-  etcopy_pinned_cache *cache = &__etcopy_pinned_cache;
+/* Returns `block` to `cache` if it fits within the limit that
+ * $`limitVariable` sets; returns whether it did. */
+static int keep_host_block(etcopy_host_cache *cache, const char *limitVariable,
+                           etcopy_host_block *block) {
+  uint64_t hash = block->bytes * 0x9e3779b97f4a7c15ull;
+  uint64_t blockBytes = get_block_bytes(block->bytes);
+  while (__atomic_test_and_set(&cache->lock, __ATOMIC_ACQUIRE))
+    ;
   if (!cache->limitKnown) {
-    const char *text = getenv("ETCOPY_PINNED_HOST_CACHE_BYTES");
-    char *end = NULL;
-    unsigned long long value = text ? strtoull(text, &end, 10) : 0;
-    cache->limit = text && *text && end && !*end
-                       ? (uint64_t)value
-                       : ETCOPY_PINNED_DEFAULT_LIMIT;
+    cache->limit =
+        get_env_bytes(limitVariable, ETCOPY_HOST_CACHE_DEFAULT_LIMIT);
     cache->limitKnown = 1;
   }
-  return cache->limit;
+  int keep = blockBytes <= cache->limit - cache->idleBytes;
+  if (keep) {
+    etcopy_host_block **bin = &cache->bins[hash >> 58];
+    block->next = *bin;
+    *bin = block;
+    cache->idleBytes += blockBytes;
+  }
+  __atomic_clear(&cache->lock, __ATOMIC_RELEASE);
+  return keep;
 }
 
-/* Frees the idle pinned blocks (see "Release at exit"). */
-__attribute__((destructor)) static void release_pinned_host_cache(void) {
-  lock_pinned_cache();
-  etcopy_pinned_block *idle = NULL;
-  for (int bin = 0; bin < ETCOPY_PINNED_BINS; ++bin) {
-    etcopy_pinned_block **link = &__etcopy_pinned_cache.bins[bin];
-    while (*link) {
-      etcopy_pinned_block *block = *link;
-      *link = block->next;
+/* Empties `cache` and returns its idle blocks as one list. */
+static etcopy_host_block *take_all_host_blocks(etcopy_host_cache *cache) {
+  etcopy_host_block *idle = NULL;
+  while (__atomic_test_and_set(&cache->lock, __ATOMIC_ACQUIRE))
+    ;
+  for (int bin = 0; bin < ETCOPY_HOST_CACHE_BINS; ++bin) {
+    while (cache->bins[bin]) {
+      etcopy_host_block *block = cache->bins[bin];
+      cache->bins[bin] = block->next;
       block->next = idle;
       idle = block;
     }
   }
-  __etcopy_pinned_cache.idleBytes = 0;
-  unlock_pinned_cache();
-  while (idle) {
-    etcopy_pinned_block *next = idle->next;
-    (void)cudaFreeHost(idle);
-    idle = next;
+  cache->idleBytes = 0;
+  __atomic_clear(&cache->lock, __ATOMIC_RELEASE);
+  return idle;
+}
+
+/* Frees the idle blocks of each cache (see "Release at exit"): one
+ * destructor per cache, so that a module that uses one cache only does not
+ * carry the other. */
+__attribute__((destructor)) static void release_pinned_host_cache(void) {
+  for (etcopy_host_block *block = take_all_host_blocks(&__etcopy_pinned_cache),
+                         *next;
+       block; block = next) {
+    next = block->next;
+    (void)cudaFreeHost(block);
+  }
+}
+
+__attribute__((destructor)) static void release_pageable_host_cache(void) {
+  for (etcopy_host_block *
+           block = take_all_host_blocks(&__etcopy_pageable_cache),
+          *next;
+       block; block = next) {
+    next = block->next;
+    free(block);
   }
 }
 
@@ -466,33 +580,35 @@ static void release_pinned_host_cache_at_exit(void *unused) {
   release_pinned_host_cache();
 }
 
+static void release_pageable_host_cache_at_exit(void *unused) {
+  (void)unused;
+  release_pageable_host_cache();
+}
+
+/* Records the size of a new block and returns its buffer, after the header. */
+static void *init_host_block(void *base, uint64_t bytes) {
+  etcopy_host_block *block = (etcopy_host_block *)base;
+  block->bytes = bytes;
+  return (char *)block + ETCOPY_HOST_BLOCK_HEADER;
+}
+
+static etcopy_host_block *get_host_block(void *pointer) {
+  return (etcopy_host_block *)((char *)pointer - ETCOPY_HOST_BLOCK_HEADER);
+}
+
 void *__etcopy_malloc_host(uint64_t bytes, ETCOPY_LOCATION) {
-  etcopy_pinned_block *block = NULL;
-  lock_pinned_cache();
-  for (etcopy_pinned_block **link = get_pinned_bin(bytes); *link;
-       link = &(*link)->next) {
-    if ((*link)->bytes == bytes) {
-      block = *link;
-      *link = block->next;
-      __etcopy_pinned_cache.idleBytes -= bytes + ETCOPY_PINNED_HEADER;
-      break;
-    }
-  }
-  unlock_pinned_cache();
-  if (!block) {
-    void *base = NULL;
-    if (!check(bytes > UINT64_MAX - ETCOPY_PINNED_HEADER
-                   ? cudaErrorMemoryAllocation
-                   : cudaMallocHost(&base, bytes + ETCOPY_PINNED_HEADER),
-               ETCOPY_AT, "cudaMallocHost", "allocate pinned host memory",
-               bytes))
-      return NULL;
-    block = (etcopy_pinned_block *)base;
-    block->bytes = bytes;
-    static char registered;
-    release_at_exit(&registered, release_pinned_host_cache_at_exit);
-  }
-  return (char *)block + ETCOPY_PINNED_HEADER;
+  etcopy_host_block *block = take_host_block(&__etcopy_pinned_cache, bytes);
+  if (block)
+    return (char *)block + ETCOPY_HOST_BLOCK_HEADER;
+  uint64_t blockBytes = get_block_bytes(bytes);
+  void *base = NULL;
+  if (!check(blockBytes ? cudaMallocHost(&base, blockBytes)
+                        : cudaErrorMemoryAllocation,
+             ETCOPY_AT, "cudaMallocHost", "allocate pinned host memory", bytes))
+    return NULL;
+  static char registered;
+  release_at_exit(&registered, release_pinned_host_cache_at_exit);
+  return init_host_block(base, bytes);
 }
 
 void __etcopy_free_host(void *pointer, ETCOPY_LOCATION) {
@@ -502,21 +618,41 @@ void __etcopy_free_host(void *pointer, ETCOPY_LOCATION) {
     check(cudaFreeHost(pointer), ETCOPY_AT, "cudaFreeHost", what, 0);
     return;
   }
-  etcopy_pinned_block *block =
-      (etcopy_pinned_block *)((char *)pointer - ETCOPY_PINNED_HEADER);
-  uint64_t blockBytes = block->bytes + ETCOPY_PINNED_HEADER;
-  lock_pinned_cache();
-  etcopy_pinned_cache *cache = &__etcopy_pinned_cache;
-  int keep = blockBytes <= get_pinned_cache_limit() - cache->idleBytes;
-  if (keep) {
-    etcopy_pinned_block **bin = get_pinned_bin(block->bytes);
-    block->next = *bin;
-    *bin = block;
-    cache->idleBytes += blockBytes;
-  }
-  unlock_pinned_cache();
-  if (!keep)
+  etcopy_host_block *block = get_host_block(pointer);
+  if (!keep_host_block(&__etcopy_pinned_cache, "ETCOPY_PINNED_HOST_CACHE_BYTES",
+                       block))
     check(cudaFreeHost(block), ETCOPY_AT, "cudaFreeHost", what, 0);
+}
+
+void *__etcopy_malloc_pageable(uint64_t bytes, ETCOPY_LOCATION) {
+  etcopy_host_block *block = take_host_block(&__etcopy_pageable_cache, bytes);
+  if (block)
+    return (char *)block + ETCOPY_HOST_BLOCK_HEADER;
+  /* aligned_alloc takes a multiple of the alignment. */
+  uint64_t blockBytes = get_block_bytes(bytes);
+  uint64_t rounded = (blockBytes + ETCOPY_HOST_BLOCK_HEADER - 1) &
+                     ~(uint64_t)(ETCOPY_HOST_BLOCK_HEADER - 1);
+  void *base = blockBytes && rounded >= blockBytes && rounded <= SIZE_MAX
+                   ? aligned_alloc(ETCOPY_HOST_BLOCK_HEADER, (size_t)rounded)
+                   : NULL;
+  /* Reported as CUDA reports a failed allocation. */
+  if (!check(base ? cudaSuccess : cudaErrorMemoryAllocation, ETCOPY_AT,
+             "aligned_alloc", "allocate a host buffer for transfers", bytes))
+    return NULL;
+  static char registered;
+  release_at_exit(&registered, release_pageable_host_cache_at_exit);
+  return init_host_block(base, bytes);
+}
+
+void __etcopy_free_pageable(void *pointer, ETCOPY_LOCATION) {
+  (void)file, (void)line, (void)column;
+  /* Null: an allocation that failed, reported already. */
+  if (!pointer)
+    return;
+  etcopy_host_block *block = get_host_block(pointer);
+  if (!keep_host_block(&__etcopy_pageable_cache,
+                       "ETCOPY_PAGEABLE_HOST_CACHE_BYTES", block))
+    free(block);
 }
 
 /*===----------------------------------------------------------------------===*

@@ -62,6 +62,20 @@ void etcopy_cuda_error(int err, const char *location, const char *call,
 #define ETCOPY_MAX_DEVICES 64
 int etcopy_get_stream(int32_t device, cudaStream_t *stream);
 
+/* The pool policy: how many bytes of freed device memory the current memory
+ * pool of `device` (the one cudaMallocAsync allocates from) keeps for reuse
+ * at a synchronisation instead of giving them back to the system. At the
+ * first stream request for a device (with `device` current), the lowered
+ * code raises the pool's cudaMemPoolAttrReleaseThreshold to this value; 0,
+ * or a threshold the program already set higher, leaves the pool as it is.
+ * The definition in every lowered module is weak: it returns
+ * $ETCOPY_POOL_RELEASE_THRESHOLD (decimal bytes) when set, else
+ * ETCOPY_DEFAULT_POOL_RELEASE_THRESHOLD (keep all: the pool then holds at
+ * most the peak of the memory allocated from it). A program that defines
+ * the symbol chooses per device. */
+#define ETCOPY_DEFAULT_POOL_RELEASE_THRESHOLD UINT64_MAX
+uint64_t etcopy_get_pool_release_threshold(int32_t device);
+
 /* Streams and devices. `device` -1 is the current device. */
 cudaStream_t __etcopy_get_stream(int32_t device, ETCOPY_LOCATION);
 void __etcopy_stream_synchronize(cudaStream_t stream, ETCOPY_LOCATION);
@@ -80,9 +94,15 @@ void *__etcopy_malloc_managed(uint64_t bytes, ETCOPY_LOCATION);
 void __etcopy_free(void *pointer, cudaStream_t stream, ETCOPY_LOCATION);
 void __etcopy_free_managed(void *pointer, cudaStream_t stream,
                            ETCOPY_LOCATION);
-/* Pinned host memory (cudaMallocHost, cudaFreeHost). */
+/* Host buffers of transfers, 256-byte aligned, from a cache of pinned
+ * blocks (cudaMallocHost; $ETCOPY_PINNED_HOST_CACHE_BYTES bounds the idle
+ * ones) or of pageable blocks (aligned_alloc;
+ * $ETCOPY_PAGEABLE_HOST_CACHE_BYTES). A free returns the block to its cache
+ * without waiting for the device; idle blocks are released at exit. */
 void *__etcopy_malloc_host(uint64_t bytes, ETCOPY_LOCATION);
 void __etcopy_free_host(void *pointer, ETCOPY_LOCATION);
+void *__etcopy_malloc_pageable(uint64_t bytes, ETCOPY_LOCATION);
+void __etcopy_free_pageable(void *pointer, ETCOPY_LOCATION);
 
 /* Copies: `kind` is a cudaMemcpyKind. */
 void __etcopy_memcpy(void *dst, const void *src, uint64_t bytes, int32_t kind,

@@ -275,7 +275,8 @@ void ConvertGPUToCUDARuntimePass::runOnOperation() {
   numBatches = batching.batches.size();
   for (const CopyBatch &batch : batching.batches)
     numBatchedCopies += batch.copies.size();
-  numPinnedBuffers = work.pinnedAllocs.size();
+  if (work.pinTransferBuffers)
+    numPinnedBuffers = work.transferBufferAllocs.size();
   switchDevicesForDelegates(work.delegateCalls, homeDevices, getValues,
                             support);
   passStreamsToDelegates(work, plans, support);
@@ -302,9 +303,10 @@ void ConvertGPUToCUDARuntimePass::runOnOperation() {
   target.addDynamicallyLegalOp<gpu::AllocOp, gpu::DeallocOp, gpu::MemcpyOp,
                                gpu::MemsetOp, gpu::WaitOp>(
       [&](Operation *op) { return plans.contains(op); });
-  // Pinned buffers are planned; other host buffers are the conversion's (no
-  // callback without pinned buffers: it would look up every alloc and free).
-  if (!work.pinnedAllocs.empty())
+  // Transfer buffers are planned; other host buffers are the conversion's (no
+  // callback without transfer buffers: it would look up every alloc and
+  // free).
+  if (!work.transferBufferAllocs.empty())
     target.addDynamicallyLegalOp<memref::AllocOp, memref::DeallocOp>(
         [&](Operation *op) -> std::optional<bool> {
           if (plans.contains(op))

@@ -282,6 +282,7 @@ FailureOr<MemsetPlan> planMemset(gpu::MemsetOp memset, unsigned indexBitwidth,
 LogicalResult validateAndCollect(ModuleOp module, SymbolTable &symbols,
                                  unsigned indexBitwidth, bool pinHostMemory,
                                  ModuleWork &work) {
+  work.pinTransferBuffers = pinHostMemory;
   bool failed = false;
   auto checkMemRef = [&](Operation *op, Type type) {
     auto memref = dyn_cast<MemRefType>(type);
@@ -360,15 +361,15 @@ LogicalResult validateAndCollect(ModuleOp module, SymbolTable &symbols,
         }
       }
     }
-    if (pinHostMemory && isa<memref::AllocOp, memref::DeallocOp>(op)) {
+    if (isa<memref::AllocOp, memref::DeallocOp>(op)) {
       // The buffer's memref.alloc comes before its frees.
       auto alloc = dyn_cast<memref::AllocOp>(op);
       auto func = op->getParentOfType<func::FuncOp>();
-      if (func && (alloc ? isPinnableTransferBuffer(alloc)
-                         : work.pinnedAllocs.contains(getAllocation(
+      if (func && (alloc ? isTransferBuffer(alloc)
+                         : work.transferBufferAllocs.contains(getAllocation(
                                cast<memref::DeallocOp>(op).getMemref())))) {
         if (alloc)
-          work.pinnedAllocs.insert(alloc);
+          work.transferBufferAllocs.insert(alloc);
         work.runtimeOps[func].push_back(op);
       }
     }
@@ -546,7 +547,7 @@ planDeviceSwitches(func::FuncOp func, ArrayRef<Operation *> runtimeOps,
   Operation *previous = nullptr;
   int64_t selected = keys.back();
   for (Operation *op : runtimeOps) {
-    if (isPinnedHostBufferOp(op))
+    if (isTransferBufferOp(op))
       continue; // Host memory: no device to select.
     if (op->getBlock() != block) {
       block = op->getBlock();
@@ -645,13 +646,13 @@ int64_t planFunction(func::FuncOp func, ArrayRef<Operation *> runtimeOps,
 
   // Devices used, "current device" (-1) first so that its stream is got
   // before any cudaSetDevice. gpu.wait names no memory: it runs on the
-  // function's first stream. Pinned host buffers need no stream.
+  // function's first stream. Transfer buffers need no stream.
   auto getKey = [&](Operation *op) {
     auto call = streamOrderedCalls.find(op);
     return call != streamOrderedCalls.end() ? call->second : getDeviceKey(op);
   };
   auto memoryOps = llvm::make_filter_range(runtimeOps, [](Operation *op) {
-    return !isa<gpu::WaitOp>(op) && !isPinnedHostBufferOp(op);
+    return !isa<gpu::WaitOp>(op) && !isTransferBufferOp(op);
   });
   llvm::SetVector<int64_t> keys;
   for (Operation *op : memoryOps)

@@ -60,10 +60,14 @@ using StreamOrderedCalls = llvm::MapVector<Operation *, int64_t>;
 /// What the pass works on, found by one walk of the module.
 struct ModuleWork {
   /// The runtime ops of each function, in order, with the memref.alloc and
-  /// memref.dealloc of its pinned buffers.
+  /// memref.dealloc of its transfer buffers.
   llvm::MapVector<func::FuncOp, SmallVector<Operation *>> runtimeOps;
-  /// The host buffers allocated with cudaMallocHost (pinned-host-memory).
-  DenseSet<Operation *> pinnedAllocs;
+  /// The host buffers that the function copies to or from a device and
+  /// frees itself: they come from the cache of pinned blocks with
+  /// `pinTransferBuffers` (pinned-host-memory), else from the cache of
+  /// pageable blocks.
+  DenseSet<Operation *> transferBufferAllocs;
+  bool pinTransferBuffers = false;
   /// Calls to delegates, which must run on their device.
   SmallVector<std::pair<func::CallOp, DeviceAttr>> delegateCalls;
   /// The calls to stream-ordered delegates, with their device's ordinal:
@@ -74,8 +78,8 @@ struct ModuleWork {
 };
 
 /// Reports every construct the pass cannot lower, with the op, the types and
-/// the reason, and collects the work (with `pinHostMemory`, the transfer
-/// buffers to pin). Returns failure if anything cannot be lowered.
+/// the reason, and collects the work (the transfer buffers included, to be
+/// pinned with `pinHostMemory`). Returns failure if anything cannot be lowered.
 LogicalResult validateAndCollect(ModuleOp module, SymbolTable &symbols,
                                  unsigned indexBitwidth, bool pinHostMemory,
                                  ModuleWork &work);

@@ -1,7 +1,7 @@
 //===- RuntimeOpLowering.cpp - Planned runtime ops to calls -----*- C++ -*-===//
 //
 // RuntimeOpLowerer: replaces gpu.alloc, gpu.dealloc, gpu.memcpy (alone or
-// as a batch), gpu.memset, gpu.wait and the alloc and dealloc of pinned host
+// as a batch), gpu.memset, gpu.wait and the alloc and dealloc of transfer
 // buffers by calls of the runtime support, with a plain builder, after the
 // dialect conversion has lowered the rest of the module.
 //
@@ -43,9 +43,12 @@ class RuntimeOpLowerer {
 public:
   RuntimeOpLowerer(const LLVMTypeConverter &converter, RuntimeSupport &support,
                    PlanMap &plans,
-                   const DenseSet<Operation *> &addressOnlyViews)
+                   const DenseSet<Operation *> &addressOnlyViews,
+                   bool pinTransferBuffers)
       : converter(converter), support(support), plans(plans),
-        addressOnlyViews(addressOnlyViews), builder(&converter.getContext()),
+        addressOnlyViews(addressOnlyViews),
+        pinTransferBuffers(pinTransferBuffers),
+        builder(&converter.getContext()),
         pointerType(LLVM::LLVMPointerType::get(&converter.getContext())) {}
 
   /// Lowers `ops`, the runtime ops of one function in program order, and
@@ -523,25 +526,32 @@ private:
     finish(op, plan, {});
   }
 
-  /// memref.alloc of a pinned transfer buffer -> cudaMallocHost.
+  /// memref.alloc of a transfer buffer -> a block of the cache of pinned
+  /// (cudaMallocHost) or pageable (aligned_alloc) host blocks.
   void lower(memref::AllocOp op, memref::AllocOp::Adaptor adaptor) {
     const OpPlan &plan = getPlan(op);
     Location loc = op.getLoc();
     Value descriptor = createDescriptor(
         loc, op.getType(), adaptor.getDynamicSizes(), getValues(plan),
         [&](Value bytes) {
-          return callSupport(loc, plan, "__etcopy_malloc_host", bytes);
+          return callSupport(loc, plan,
+                             pinTransferBuffers ? "__etcopy_malloc_host"
+                                                : "__etcopy_malloc_pageable",
+                             bytes);
         });
     replace(op, descriptor);
   }
 
-  /// memref.dealloc of a pinned transfer buffer -> cudaFreeHost.
+  /// memref.dealloc of a transfer buffer -> back to its cache.
   void lower(memref::DeallocOp op, memref::DeallocOp::Adaptor adaptor) {
     const OpPlan &plan = getPlan(op);
     Value pointer = getValues(plan).getField(
         builder, op.getLoc(), adaptor.getMemref(),
         ArrayRef<int64_t>{kAllocatedPtrPosInMemRefDescriptor});
-    callSupport(op.getLoc(), plan, "__etcopy_free_host", pointer);
+    callSupport(op.getLoc(), plan,
+                pinTransferBuffers ? "__etcopy_free_host"
+                                   : "__etcopy_free_pageable",
+                pointer);
   }
 
   /// gpu.wait async -> the stream (after joining its dependencies); gpu.wait
@@ -568,6 +578,8 @@ private:
   /// The plans of the ops still to lower.
   PlanMap &plans;
   const DenseSet<Operation *> &addressOnlyViews;
+  /// Whether transfer buffers are pinned (pinned-host-memory).
+  bool pinTransferBuffers;
   OpBuilder builder;
   Type pointerType;
   /// The descriptors of the memref results lowered so far in the function.
@@ -581,7 +593,8 @@ private:
 void lowerRuntimeOps(const ModuleWork &work, const LLVMTypeConverter &converter,
                      RuntimeSupport &support, PlanMap &plans,
                      const DenseSet<Operation *> &addressOnlyViews) {
-  RuntimeOpLowerer lowerer(converter, support, plans, addressOnlyViews);
+  RuntimeOpLowerer lowerer(converter, support, plans, addressOnlyViews,
+                           work.pinTransferBuffers);
   for (auto &[func, ops] : work.runtimeOps)
     lowerer.lowerFunction(ops);
 }

@@ -212,12 +212,18 @@ void RuntimeSupport::emit() {
     }
   }
 
+  // The conversion declared the libc functions it calls (free,
+  // aligned_alloc) after `symbols` was built: the module's own symbols are
+  // read again, once.
+  DenseSet<StringAttr> moduleSymbols;
+  for (auto symbol : module.getOps<SymbolOpInterface>())
+    moduleSymbols.insert(symbol.getNameAttr());
   for (Operation *op : used) {
     StringAttr name = cast<SymbolOpInterface>(op).getNameAttr();
     emitted.insert(name);
     // checkModuleSymbols made sure that a function the module has (a
     // declaration, or a replacement of the error policy) is compatible.
-    if (symbols.lookup(name))
+    if (moduleSymbols.contains(name))
       continue;
     // Functions the program calls are emitted once per program: the linker
     // keeps one copy. So are global variables (the table of default

@@ -178,6 +178,7 @@ static_assert(kNumLatencies == size_t(Latency::None),
   X(cudaDriverGetVersion, Other, cudaErrorInvalidValue, Call)                  \
   X(cudaMalloc, Alloc, cudaErrorMemoryAllocation, Malloc)                      \
   X(cudaMallocAsync, Alloc, cudaErrorMemoryAllocation, MallocAsync)            \
+  X(cudaMallocFromPoolAsync, Alloc, cudaErrorMemoryAllocation, MallocAsync)    \
   X(cudaMallocManaged, Alloc, cudaErrorMemoryAllocation, Malloc)               \
   X(cudaFree, Free, cudaErrorInvalidValue, Free)                               \
   X(cudaFreeAsync, Free, cudaErrorInvalidValue, FreeAsync)                     \
@@ -188,6 +189,14 @@ static_assert(kNumLatencies == size_t(Latency::None),
   X(cudaHostUnregister, HostAlloc, cudaErrorInvalidValue, HostFree)            \
   X(cudaHostGetDevicePointer, Other, cudaErrorMemoryAllocation, Call)          \
   X(cudaPointerGetAttributes, Other, cudaErrorInvalidValue, Call)              \
+  X(cudaDeviceGetDefaultMemPool, Other, cudaErrorInvalidValue, Call)           \
+  X(cudaDeviceGetMemPool, Other, cudaErrorInvalidValue, Call)                  \
+  X(cudaDeviceSetMemPool, Other, cudaErrorInvalidValue, Call)                  \
+  X(cudaMemPoolCreate, Other, cudaErrorNotSupported, Call)                     \
+  X(cudaMemPoolDestroy, Other, cudaErrorInvalidValue, Call)                    \
+  X(cudaMemPoolSetAttribute, Other, cudaErrorInvalidValue, Call)               \
+  X(cudaMemPoolGetAttribute, Other, cudaErrorInvalidValue, Call)               \
+  X(cudaMemPoolTrimTo, Other, cudaErrorInvalidValue, Call)                     \
   X(cudaMemcpy, Copy, cudaErrorInvalidValue, None)                             \
   X(cudaMemcpyAsync, Copy, cudaErrorInvalidValue, None)                        \
   X(cudaMemcpy2D, Copy, cudaErrorInvalidValue, None)                           \

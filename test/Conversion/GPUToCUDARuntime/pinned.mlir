@@ -12,7 +12,8 @@
 // (at the allocation's location) instead of malloc, cudaFreeHost instead
 // of free. Host code reads and writes it as any host memory. The support
 // functions keep freed blocks in a cache of pinned memory, one per program
-// (a linkonce_odr global), that a destructor releases.
+// (a linkonce_odr global), that a destructor releases. Without the option,
+// the buffer comes from the cache of pageable blocks (PAGEABLE).
 
 // CHECK-LABEL: llvm.func @staging(
 // CHECK: %[[BYTES:.*]] = llvm.mlir.constant(16 : i64) : i64
@@ -35,8 +36,8 @@
 // CHECK: llvm.mlir.global_dtors dtors = [{{.*}}@__etcopy.release_pinned_host_cache]
 
 // PAGEABLE-LABEL: llvm.func @staging(
-// PAGEABLE: llvm.call @aligned_alloc(
-// PAGEABLE: llvm.call @free(
+// PAGEABLE: llvm.call @__etcopy_malloc_pageable(
+// PAGEABLE: llvm.call @__etcopy_free_pageable(
 func.func @staging(%v: f32) -> f32 {
   %c0 = arith.constant 0 : index
   %h = memref.alloc() : memref<4xf32>
