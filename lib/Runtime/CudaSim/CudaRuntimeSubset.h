@@ -144,6 +144,46 @@ struct cudaMemcpyAttributes {
 
 typedef struct CUstream_st *cudaStream_t;
 typedef struct CUevent_st *cudaEvent_t;
+typedef struct CUmemPoolHandle_st *cudaMemPool_t;
+
+/* Memory pools of the stream-ordered allocator. */
+enum cudaMemPoolAttr {
+  cudaMemPoolReuseFollowEventDependencies = 0x1,
+  cudaMemPoolReuseAllowOpportunistic = 0x2,
+  cudaMemPoolReuseAllowInternalDependencies = 0x3,
+  cudaMemPoolAttrReleaseThreshold = 0x4,
+  cudaMemPoolAttrReservedMemCurrent = 0x5,
+  cudaMemPoolAttrReservedMemHigh = 0x6,
+  cudaMemPoolAttrUsedMemCurrent = 0x7,
+  cudaMemPoolAttrUsedMemHigh = 0x8
+};
+
+enum cudaMemAllocationType {
+  cudaMemAllocationTypeInvalid = 0x0,
+  cudaMemAllocationTypePinned = 0x1,
+  cudaMemAllocationTypeManaged = 0x2,
+  cudaMemAllocationTypeMax = 0x7FFFFFFF
+};
+
+enum cudaMemAllocationHandleType {
+  cudaMemHandleTypeNone = 0x0,
+  cudaMemHandleTypePosixFileDescriptor = 0x1,
+  cudaMemHandleTypeWin32 = 0x2,
+  cudaMemHandleTypeWin32Kmt = 0x4,
+  cudaMemHandleTypeFabric = 0x8
+};
+
+#define cudaMemPoolCreateUsageHwDecompress 0x2
+
+struct cudaMemPoolProps {
+  enum cudaMemAllocationType allocType;
+  enum cudaMemAllocationHandleType handleTypes;
+  struct cudaMemLocation location;
+  void *win32SecurityAttributes;
+  size_t maxSize;
+  unsigned short usage;
+  unsigned char reserved[54];
+};
 
 /*===----------------------------------------------------------------------===*
  * Constants
@@ -239,6 +279,29 @@ extern cudaError_t cudaHostGetDevicePointer(void **pDevice, void *pHost,
 extern cudaError_t
 cudaPointerGetAttributes(struct cudaPointerAttributes *attributes,
                          const void *ptr);
+
+/*===----------------------------------------------------------------------===*
+ * Memory pools (the stream-ordered allocator)
+ *===----------------------------------------------------------------------===*/
+
+extern cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t *memPool,
+                                               int device);
+extern cudaError_t cudaDeviceGetMemPool(cudaMemPool_t *memPool, int device);
+extern cudaError_t cudaDeviceSetMemPool(int device, cudaMemPool_t memPool);
+extern cudaError_t cudaMemPoolCreate(cudaMemPool_t *memPool,
+                                     const struct cudaMemPoolProps *poolProps);
+extern cudaError_t cudaMemPoolDestroy(cudaMemPool_t memPool);
+extern cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t memPool,
+                                           enum cudaMemPoolAttr attr,
+                                           void *value);
+extern cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t memPool,
+                                           enum cudaMemPoolAttr attr,
+                                           void *value);
+extern cudaError_t cudaMemPoolTrimTo(cudaMemPool_t memPool,
+                                     size_t minBytesToKeep);
+extern cudaError_t cudaMallocFromPoolAsync(void **ptr, size_t size,
+                                           cudaMemPool_t memPool,
+                                           cudaStream_t stream);
 
 extern cudaError_t cudaMemcpy(void *dst, const void *src, size_t count,
                               enum cudaMemcpyKind kind);

@@ -197,4 +197,4 @@ int main(void) {
 }
 // The statistics end with the clocks: the host's, then each stream's.
 // CHECK-NEXT: end: [[END:[0-9]+]]
-// CHECK: etcopy-cuda-sim: stats: model: host_ns=[[END]] S0={{[0-9]+}} S0@cuda:1=0 S1={{[0-9]+}} S2={{[0-9]+}} S3={{[0-9]+}}{{$}}
+// CHECK: etcopy-cuda-sim: stats: model: host_ns=[[END]] pool_growths=0 S0={{[0-9]+}} S0@cuda:1=0 S1={{[0-9]+}} S2={{[0-9]+}} S3={{[0-9]+}}{{$}}
