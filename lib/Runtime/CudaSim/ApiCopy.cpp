@@ -76,6 +76,7 @@ static cudaError_t copyCommon(EntryPoint Which, Op O, bool Async,
   if (Error == cudaSuccess && !Empty)
     Error = Sim.checkCopy(Api, O);
   if (Error == cudaSuccess && !Empty) {
+    Sim.noteFreshHostBytes(O);
     Sim.countCopy(O);
     if (Async) {
       Sim.enqueue(*S, O);
@@ -351,6 +352,8 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaMemcpyBatchAsync(
     O.BatchIndex = I;
     std::string Where = format("%s: copy %zu", Api, I);
     Error = Sim.checkCopy(Where.c_str(), O);
+    if (Error == cudaSuccess)
+      Sim.noteFreshHostBytes(O);
     cudaMemcpySrcAccessOrder Order = attrs[K].srcAccessOrder;
     if (Error == cudaSuccess && Order == cudaMemcpySrcAccessOrderDuringApiCall)
       O.Snapshot = Sim.snapshotSource(O);

@@ -92,6 +92,8 @@ static cudaError_t allocatePinned(EntryPoint Which, void **Ptr, size_t Size,
   // write-combining makes no difference to the simulator.
   if (Error == cudaSuccess)
     Error = Sim.allocate(Api, Ptr, Size, MemKind::PinnedHost, CurrentDevice);
+  if (Error == cudaSuccess)
+    Sim.spendPinning(Size);
   std::string FlagsText = Which == EntryPoint::cudaHostAlloc
                               ? format(", flags=%u", Flags)
                               : std::string();
@@ -184,6 +186,8 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaHostRegister(void *ptr, size_t size,
   cudaError_t Error = Sim.enterRuntime(EntryPoint::cudaHostRegister);
   if (Error == cudaSuccess)
     Error = Sim.registerHostMemory(ptr, size, flags);
+  if (Error == cudaSuccess)
+    Sim.spendPinning(size);
   Sim.trace("cudaHostRegister(%s, %zu bytes, flags=%u)%s", hex(ptr).c_str(),
             size, flags, Sim.result(Error).c_str());
   return Sim.finish(EntryPoint::cudaHostRegister, Error);

@@ -323,8 +323,9 @@ cudaError_t Simulator::finish(EntryPoint Which, cudaError_t Code) {
 void Simulator::printModelStatistics() {
   auto Ns = [](double Value) { return uint64_t(std::llround(Value)); };
   std::string Line =
-      format("model: host_ns=%" PRIu64 " pool_growths=%" PRIu64, Ns(HostNs),
-             Stats.PoolGrowths);
+      format("model: host_ns=%" PRIu64 " pool_growths=%" PRIu64
+             " fresh_pages=%" PRIu64,
+             Ns(HostNs), Stats.PoolGrowths, Stats.FreshPages);
   for (const DeviceState &D : Devices)
     Line += format(" %s=%" PRIu64, streamName(*D.DefaultStream).c_str(),
                    Ns(D.DefaultStream->ClockNs));

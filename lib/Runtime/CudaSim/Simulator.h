@@ -119,7 +119,8 @@ constexpr size_t kNumCallKinds = sizeof(kCallKindNames) / sizeof(char *);
 /// default and where it comes from); ETCOPY_CUDA_SIM_COST_<NAME>_NS
 /// overrides one. The first ones are host-side costs of API calls, COPY and
 /// BATCH_COPY are paid on the device by every copy and memset, POOL_GROW by
-/// an allocation that makes its memory pool map more memory.
+/// an allocation that makes its memory pool map more memory, and PAGE_FAULT
+/// by a copy per 4 KiB of pageable memory that was never touched.
 enum class Latency : uint8_t {
   Call,
   Launch,
@@ -140,6 +141,7 @@ enum class Latency : uint8_t {
   Copy,
   BatchCopy,
   PoolGrow,
+  PageFault,
   /// Not a latency: the call's host cost is charged where its work is
   /// scheduled (launches of queued work).
   None,
@@ -152,15 +154,19 @@ struct CostDefault {
   double Value;
 };
 
-/// Latencies in nanoseconds, in the order of Latency.
+/// Latencies in nanoseconds, in the order of Latency. The defaults are
+/// calibrated to the raw limits measured on an H200
+/// (docs/TransferPerformance.md, "The model against the H200");
+/// docs/CudaSimulator.md gives the source of each, and
+/// test/Runtime/CudaSim/model-calibration.c checks them.
 inline constexpr CostDefault kLatencyDefaults[] = {
-    {"CALL", 100},           {"LAUNCH", 3000},         {"BATCH_ENTRY", 100},
+    {"CALL", 100},           {"LAUNCH", 2450},         {"BATCH_ENTRY", 100},
     {"SYNC", 2000},          {"QUERY", 500},           {"EVENT", 1000},
-    {"STREAM_CREATE", 5000}, {"STREAM_DESTROY", 3000}, {"EVENT_CREATE", 1000},
+    {"STREAM_CREATE", 3500}, {"STREAM_DESTROY", 2100}, {"EVENT_CREATE", 1000},
     {"EVENT_DESTROY", 1000}, {"MALLOC", 10000},        {"FREE", 10000},
-    {"MALLOC_ASYNC", 1000},  {"FREE_ASYNC", 1000},     {"HOST_ALLOC", 50000},
-    {"HOST_FREE", 20000},    {"COPY", 1500},           {"BATCH_COPY", 1200},
-    {"POOL_GROW", 105000}};
+    {"MALLOC_ASYNC", 400},   {"FREE_ASYNC", 200},      {"HOST_ALLOC", 490000},
+    {"HOST_FREE", 100000},   {"COPY", 2450},           {"BATCH_COPY", 940},
+    {"POOL_GROW", 105000},   {"PAGE_FAULT", 1430}};
 constexpr size_t kNumLatencies =
     sizeof(kLatencyDefaults) / sizeof(kLatencyDefaults[0]);
 static_assert(kNumLatencies == size_t(Latency::None),
@@ -284,17 +290,23 @@ inline constexpr const char *kCopyPathNames[] = {
 constexpr size_t kNumCopyPaths = sizeof(kCopyPathNames) / sizeof(char *);
 
 /// The bandwidths of the timing model, in GB/s (10^9 bytes per second, that
-/// is bytes per nanosecond): one per copy path, then memsets.
-/// ETCOPY_CUDA_SIM_BW_<NAME>_GBPS overrides one.
+/// is bytes per nanosecond): one per copy path, then memsets, then the rate
+/// at which cudaMallocHost, cudaHostAlloc and cudaHostRegister pin host
+/// memory. ETCOPY_CUDA_SIM_BW_<NAME>_GBPS overrides one.
 inline constexpr CostDefault kBandwidthDefaults[] = {
-    {"H2H", 10},        {"H2D_PINNED", 54},   {"H2D_PAGEABLE", 13},
-    {"D2H_PINNED", 54}, {"D2H_PAGEABLE", 13}, {"D2D", 2000},
-    {"PEER", 380},      {"PEER_STAGED", 27},  {"MEMSET", 3600}};
+    {"H2H", 10},        {"H2D_PINNED", 55},     {"H2D_PAGEABLE", 6.8},
+    {"D2H_PINNED", 55}, {"D2H_PAGEABLE", 13},   {"D2D", 2000},
+    {"PEER", 380},      {"PEER_STAGED", 27.5},  {"MEMSET", 3600},
+    {"HOST_PIN", 1.7}};
 constexpr size_t kNumBandwidths =
     sizeof(kBandwidthDefaults) / sizeof(kBandwidthDefaults[0]);
 constexpr size_t kMemsetBandwidth = kNumCopyPaths;
-static_assert(kNumBandwidths == kNumCopyPaths + 1,
-              "one bandwidth per copy path, then memsets");
+constexpr size_t kHostPinBandwidth = kNumCopyPaths + 1;
+static_assert(kNumBandwidths == kNumCopyPaths + 2,
+              "one bandwidth per copy path, then memsets and pinning");
+/// The page size of the host the costs describe (x86-64): PAGE_FAULT is
+/// charged per this many bytes of fresh pageable memory.
+constexpr size_t kModelPageBytes = 4096;
 
 /// The costs of the timing model, from the defaults and the environment.
 struct CostModel {
@@ -458,6 +470,9 @@ struct Op {
   bool IsPeer = false;
   int DstDevice = 0;
   int SrcDevice = 0;
+  /// Timing model: bytes of pageable host memory the copy touches that were
+  /// never touched before it (not resident when the call was made).
+  uint64_t FreshHostBytes = 0;
   /// A copy of a cudaMemcpyBatchAsync: its index in the batch.
   bool InBatch = false;
   size_t BatchIndex = 0;
@@ -631,8 +646,10 @@ struct Counters {
   uint64_t EntryPointCalls[kNumEntryPoints] = {};
   uint64_t KindCalls[kNumCallKinds] = {};
   uint64_t AnyCalls = 0;
-  /// Timing model: allocations that made a pool map memory.
+  /// Timing model: allocations that made a pool map memory, and pages of
+  /// fresh pageable memory that copies touched.
   uint64_t PoolGrowths = 0;
+  uint64_t FreshPages = 0;
 };
 
 /// The current device and the last error of the calling thread. Inline
@@ -755,6 +772,14 @@ public:
   // The timing model (TimingModel.cpp).
   double HostNs = 0;
   void spend(Latency Which) { HostNs += Cfg.Costs.latency(Which); }
+  /// Pinning Bytes of host memory (cudaMallocHost, cudaHostAlloc,
+  /// cudaHostRegister), besides the call's fixed latency.
+  void spendPinning(size_t Bytes) {
+    HostNs += double(Bytes) / Cfg.Costs.GBps[kHostPinBandwidth];
+  }
+  uint64_t freshHostBytes(uintptr_t Address, size_t Extent) const;
+  void noteFreshHostBytes(Op &O);
+  double firstTouchNs(const Op &O) const;
   void waitUntil(double Ns) { HostNs = std::max(HostNs, Ns); }
   double streamReady(const Stream &S) const;
   void endOn(Stream &S, double EndNs) {

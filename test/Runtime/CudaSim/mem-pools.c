@@ -207,7 +207,7 @@ int main(void) {
   // CHECK-NOT: etcopy-cuda-sim: error
   // The allocations that mapped memory: the first two and the 3 MiB one in
   // the default pool, the one from the pool of cuda:1.
-  // CHECK: etcopy-cuda-sim: stats: model: host_ns={{[0-9]+}} pool_growths=4 {{.*}}
+  // CHECK: etcopy-cuda-sim: stats: model: host_ns={{[0-9]+}} pool_growths=4 fresh_pages=0
   // BAD-CHUNK: etcopy-cuda-sim: warning: ignoring ETCOPY_CUDA_SIM_POOL_CHUNK='0': expected a byte count above 0 with an optional K, M or G suffix; using 1048576
   // BAD-CHUNK: done
   return 0;
