@@ -155,10 +155,10 @@ struct CostDefault {
 };
 
 /// Latencies in nanoseconds, in the order of Latency. The defaults are
-/// calibrated to the raw limits measured on an H200
-/// (docs/TransferPerformance.md, "The model against the H200");
-/// docs/CudaSimulator.md gives the source of each, and
-/// test/Runtime/CudaSim/model-calibration.c checks them.
+/// calibrated to the raw limits measured on an H200; docs/CudaSimulator.md
+/// gives the source of each ("Costs and where the defaults come from") and
+/// the calibration table, and test/Runtime/CudaSim/model-calibration.c
+/// checks them.
 inline constexpr CostDefault kLatencyDefaults[] = {
     {"CALL", 100},           {"LAUNCH", 2450},         {"BATCH_ENTRY", 100},
     {"SYNC", 2000},          {"QUERY", 500},           {"EVENT", 1000},

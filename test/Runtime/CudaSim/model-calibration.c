@@ -1,6 +1,5 @@
 // The timing model's default costs reproduce the raw limits an H200 showed
-// (docs/TransferPerformance.md, "The model against the H200";
-// docs/CudaSimulator.md, "Calibration against the H200"): one micro-program
+// (docs/CudaSimulator.md, "Calibration against the H200"): one micro-program
 // per row of the table below runs the calls the H200 run timed, reads the
 // modelled time (etcopy_cuda_sim_modelled_time_ns) and checks it against
 // the measured figure, within 20 % (of the middle of a measured range).
