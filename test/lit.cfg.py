@@ -5,8 +5,10 @@
 # Features:
 #   valgrind      valgrind is installed;
 #   cuda-toolkit  the CUDA toolkit (libcudart) was found at configure time;
-#   cuda-gpu      a working CUDA device answers at test time (real libcudart
-#                 reports at least one device);
+#   cuda-gpu      a working CUDA device answers at test time (the real
+#                 libcudart gives device 0 a context and an allocation);
+#   cuda-gpus-2   two devices answer (cuda:0 and cuda:1): tests that use a
+#                 second device need it;
 #   sanitizers    etcopy was built with ETCOPY_ENABLE_SANITIZERS (ASan and
 #                 UBSan): its programs run with the ASAN_OPTIONS the build
 #                 chose, uninstrumented programs that load an instrumented
@@ -17,9 +19,9 @@
 # Set ETCOPY_VERIFY_ROUNDTRIP=1 to run every etcopy-opt with
 # --verify-roundtrip.
 
-import ctypes
 import os
 import shutil
+import subprocess
 import sys
 
 import lit.formats
@@ -55,6 +57,12 @@ if config.etcopy_sanitizers:
         config.sanitizer_runtime, config.asan_options)
 if config.etcopy_fuzzers:
     config.available_features.add("libfuzzer")
+# Python loading an instrumented library (ctypes) needs the same preload:
+# `env %sanitizer_preload_env %python ...` (nothing without sanitizers).
+sanitizer_preload_env = ""
+if config.etcopy_sanitizers:
+    sanitizer_preload_env = "LD_PRELOAD={} ASAN_OPTIONS={}:detect_leaks=0" \
+        .format(config.sanitizer_runtime, config.asan_options)
 
 etcopy_opt_args = []
 if os.environ.get("ETCOPY_VERIFY_ROUNDTRIP", "0") not in ("", "0"):
@@ -88,6 +96,7 @@ config.substitutions.extend([
     ("%mlir_cmake_dir", config.mlir_cmake_dir),
     ("%cxx", os.path.join(config.llvm_tools_dir, "clang++")),
     ("%sanitizer_flags", config.sanitizer_flags),
+    ("%sanitizer_preload_env", sanitizer_preload_env),
     ("%etcopy_lib_dir", lib),
     ("%etcopy_tools", config.etcopy_tools_dir),
     ("%etcopy_cuda_sim", sim),
@@ -124,17 +133,23 @@ if config.cuda_toolkit_found and os.path.exists(config.cudart_library):
     config.available_features.add("cuda-toolkit")
 
 
-def has_cuda_device(cudart):
-    """True when the real CUDA runtime reports at least one device."""
+def answering_cuda_devices(cudart):
+    """How many CUDA devices, from cuda:0, take a context and an allocation
+    from the real runtime: utils/cuda-device-visible.py, in a process of its
+    own (CUDA contexts must not live in lit's process, which forks)."""
+    probe = os.path.join(config.etcopy_src_root, "utils",
+                         "cuda-device-visible.py")
     try:
-        runtime = ctypes.CDLL(cudart)
-        count = ctypes.c_int(0)
-        return (runtime.cudaGetDeviceCount(ctypes.byref(count)) == 0
-                and count.value > 0)
-    except OSError:
-        return False
+        result = subprocess.run([sys.executable, probe, "--count", cudart],
+                                capture_output=True, text=True, timeout=120)
+        return int(result.stdout.strip() or 0)
+    except (OSError, ValueError, subprocess.TimeoutExpired):
+        return 0
 
 
-if "cuda-toolkit" in config.available_features and has_cuda_device(
-        config.cudart_library):
-    config.available_features.add("cuda-gpu")
+if "cuda-toolkit" in config.available_features:
+    devices = answering_cuda_devices(config.cudart_library)
+    if devices >= 1:
+        config.available_features.add("cuda-gpu")
+    if devices >= 2:
+        config.available_features.add("cuda-gpus-2")

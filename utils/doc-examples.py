@@ -19,6 +19,13 @@ checks (exit 1 with a diff on drift), or with --update rewrites the
 expected blocks from the current etcopy-opt. A DIR stands for every *.md
 directly in it, so that new pages are checked without naming them. It
 prints how many blocks of each kind every page has.
+
+  doc-examples.py --extract LANG [--section HEADING] [--block N] PAGE.md
+
+prints the ```LANG blocks of a page (those under the heading HEADING, its
+text without the #s, if given; only the Nth of them, from 1, if given) in
+order, so that tests compile and run the code of a page as a reader
+pasting it would: the C++ of docs/Embedding.md, the commands of README.md.
 """
 import argparse
 import difflib
@@ -139,12 +146,42 @@ def process(path, etcopy_opt, update):
     return errors
 
 
+def extract(path, lang, heading, block):
+    """The ```lang blocks of the page at `path`, concatenated."""
+    with open(path) as f:
+        page = f.read()
+    fence = re.compile(r"^ {0,3}```" + re.escape(lang) + r"\n(.*?)^ {0,3}```",
+                       re.S | re.M)
+    blocks = [m.group(1) for m in fence.finditer(page)
+              if heading is None
+              or section(page, m.start()).lstrip("#").strip() == heading]
+    if block is not None:
+        if not 1 <= block <= len(blocks):
+            sys.exit(f"{path}: no {lang} block {block} "
+                     f"(there are {len(blocks)})")
+        blocks = [blocks[block - 1]]
+    if not blocks:
+        sys.exit(f"{path}: no {lang} block"
+                 + (f" under '{heading}'" if heading else ""))
+    return "".join(blocks)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--etcopy-opt", required=True)
+    parser.add_argument("--etcopy-opt")
     parser.add_argument("--update", action="store_true")
+    parser.add_argument("--extract", metavar="LANG")
+    parser.add_argument("--section", metavar="HEADING")
+    parser.add_argument("--block", type=int, metavar="N")
     parser.add_argument("pages", nargs="+", metavar="PAGE.md|DIR")
     options = parser.parse_args()
+    if options.extract:
+        for page in options.pages:
+            sys.stdout.write(extract(page, options.extract, options.section,
+                                     options.block))
+        return 0
+    if not options.etcopy_opt:
+        parser.error("--etcopy-opt is required to check pages")
     errors = []
     for page in expand_pages(options.pages):
         errors += process(page, options.etcopy_opt, options.update)

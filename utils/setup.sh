@@ -7,7 +7,9 @@
 # and builds everything. Safe to rerun: it only does what is missing.
 # Arguments are extra CMake options for the first configuration, e.g.
 # `ETCOPY_BUILD_DIR=build-sanitize utils/setup.sh -DETCOPY_BUILD_FUZZERS=ON`
-# (what utils/sanitize.sh runs).
+# (what utils/sanitize.sh runs). The compilers are LLVM 22's clang unless
+# $ETCOPY_CC and $ETCOPY_CXX name others (CI also builds with GCC 12, the
+# system compiler that the README's manual configuration picks).
 #
 #===----------------------------------------------------------------------===#
 set -euo pipefail
@@ -17,7 +19,7 @@ BUILD_DIR=${ETCOPY_BUILD_DIR:-build}
 LLVM_PREFIX=/usr/lib/llvm-22
 PACKAGES=(llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools clang-22
           lld-22 ninja-build cmake python3 libgtest-dev valgrind
-          libclang-rt-22-dev)
+          libclang-rt-22-dev gcc g++)
 
 missing=()
 for pkg in "${PACKAGES[@]}"; do
@@ -43,8 +45,8 @@ start=$SECONDS
 if [[ ! -f $BUILD_DIR/build.ninja ]]; then
   cmake -G Ninja -S . -B "$BUILD_DIR" \
     -DCMAKE_BUILD_TYPE=Release \
-    -DCMAKE_C_COMPILER=$LLVM_PREFIX/bin/clang \
-    -DCMAKE_CXX_COMPILER=$LLVM_PREFIX/bin/clang++ \
+    -DCMAKE_C_COMPILER="${ETCOPY_CC:-$LLVM_PREFIX/bin/clang}" \
+    -DCMAKE_CXX_COMPILER="${ETCOPY_CXX:-$LLVM_PREFIX/bin/clang++}" \
     -DLLVM_USE_LINKER=lld \
     -DMLIR_DIR=$LLVM_PREFIX/lib/cmake/mlir \
     -DLLVM_EXTERNAL_LIT=$LLVM_PREFIX/bin/lit \

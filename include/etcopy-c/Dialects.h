@@ -27,7 +27,7 @@ typedef enum EtCopyDeviceKind {
   EtCopyDeviceKindCUDA = 1
 } EtCopyDeviceKind;
 
-/* Whether `attr` is an #etcopy.device attribute. */
+/* Whether `attr` is an #etcopy.device attribute (false for a null one). */
 MLIR_CAPI_EXPORTED bool etcopyAttributeIsADevice(MlirAttribute attr);
 
 /* #etcopy.device<kind:ordinal>, loading the dialect if needed. A null

@@ -59,17 +59,27 @@ MLIR_CAPI_EXPORTED EtCopyPipelineOptions etcopyPipelineOptionsGetDefault(void);
 /* Parses the textual form of --etcopy-to-cuda's options
    ("skip-h2d-for-method-inputs=true arena-ownership=caller") into
    `*options`, leaving options the text does not mention as they are. On
-   failure `*options` is unchanged and the message goes to `callback`. */
+   failure `*options` is unchanged and `callback` (unless NULL) receives the
+   reason in one call, one line: an unknown option with the nearest valid
+   one and the list of valid ones, options separated by commas instead of
+   spaces, a bad value naming its option. `*options` itself must be valid
+   (see etcopyBuildToCUDAPipeline). */
 MLIR_CAPI_EXPORTED MlirLogicalResult etcopyPipelineOptionsParse(
     MlirStringRef text, EtCopyPipelineOptions *options,
     MlirStringCallback callback, void *userData);
 
 /* Appends the stages of --etcopy-to-cuda / --etcopy-to-host, with
-   `options`, to a pass manager anchored on builtin.module. */
-MLIR_CAPI_EXPORTED void etcopyBuildToCUDAPipeline(
-    MlirOpPassManager passManager, const EtCopyPipelineOptions *options);
-MLIR_CAPI_EXPORTED void etcopyBuildToHostPipeline(
-    MlirOpPassManager passManager, const EtCopyPipelineOptions *options);
+   `options` (NULL: the defaults), to `passManager`, which must run on
+   builtin.module or on any op (as mlirPassManagerCreate's does). Fails,
+   appending nothing and giving `callback` (unless NULL) the reason in one
+   call, when it runs on another op or when `arenaOwnership` is not one of
+   the EtCopyArenaOwnership values. */
+MLIR_CAPI_EXPORTED MlirLogicalResult etcopyBuildToCUDAPipeline(
+    MlirOpPassManager passManager, const EtCopyPipelineOptions *options,
+    MlirStringCallback callback, void *userData);
+MLIR_CAPI_EXPORTED MlirLogicalResult etcopyBuildToHostPipeline(
+    MlirOpPassManager passManager, const EtCopyPipelineOptions *options,
+    MlirStringCallback callback, void *userData);
 
 #ifdef __cplusplus
 }

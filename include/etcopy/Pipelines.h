@@ -11,7 +11,9 @@
 #define ETCOPY_PIPELINES_H
 
 #include "etcopy/Dialect/EtCopy/EtCopyPasses.h"
+#include "etcopy/Support/PassOptions.h"
 #include "mlir/Pass/PassOptions.h"
+#include "llvm/ADT/STLExtras.h"
 
 namespace mlir {
 class OpPassManager;
@@ -22,35 +24,68 @@ namespace etcopy {
 /// most this much device memory longer per group.
 constexpr uint64_t kDefaultUploadGroupBytes = 1 << 20;
 
+/// Pipeline options whose bad values are reported through
+/// OptionErrorScope (to the parser's caller), not on stderr.
+using BoolPipelineOption =
+    ::mlir::detail::PassOptions::Option<bool, BoolOptionParser>;
+using IntegerPipelineOption =
+    ::mlir::detail::PassOptions::Option<uint64_t, IntegerOptionParser>;
+template <typename EnumT>
+using EnumPipelineOption =
+    ::mlir::detail::PassOptions::Option<EnumT, EnumOptionParser<EnumT>>;
+
 /// The placement stages both pipelines share. A template so that each
-/// pipeline's options are one PassPipelineOptions struct.
+/// pipeline's options are one PassPipelineOptions struct; `Derived` names
+/// its pipeline (`static StringRef getPipelineName()`).
 template <typename Derived>
 struct PlacementPipelineOptions : public PassPipelineOptions<Derived> {
-  ::mlir::detail::PassOptions::Option<bool> placeCopies{
+  /// Parses the textual options of the pipeline (MLIR's syntax:
+  /// `plan-memory=false arena-ownership=caller`) over the current values.
+  /// Unlike PassOptions::parseFromString, which this hides, every error is
+  /// one line on `errorStream`: an unknown name comes with the nearest
+  /// valid one and the list of valid ones, a comma between options is
+  /// reported as such, a bad value names the option and the pipeline. A bad
+  /// name or separator fails before any option is set, a bad value after
+  /// the options before it are.
+  LogicalResult parseFromString(StringRef text,
+                                raw_ostream &errorStream = llvm::errs()) {
+    std::vector<OptionSpelling> spellings;
+    for (const auto &[name, option] : this->OptionsMap)
+      spellings.push_back(
+          {name.str(), /*needsValue=*/option->getValueExpectedFlag() ==
+                           llvm::cl::ValueRequired});
+    llvm::sort(spellings, [](const OptionSpelling &a, const OptionSpelling &b) {
+      return a.name < b.name;
+    });
+    return parseOptions(Derived::getPipelineName(), *this, spellings, text,
+                        errorStream);
+  }
+
+  BoolPipelineOption placeCopies{
       *this, "place-copies",
       llvm::cl::desc("Run etcopy-propagate-device: insert the copies at "
                      "delegate boundaries and propagate devices into types "
                      "(default: true)"),
       llvm::cl::init(true)};
-  ::mlir::detail::PassOptions::Option<bool> skipH2DForMethodInputs{
+  BoolPipelineOption skipH2DForMethodInputs{
       *this, "skip-h2d-for-method-inputs",
       llvm::cl::desc("With place-copies: leave method arguments consumed "
                      "only by delegates of one device on that device "
                      "(default: false)"),
       llvm::cl::init(false)};
-  ::mlir::detail::PassOptions::Option<bool> skipD2HForMethodOutputs{
+  BoolPipelineOption skipD2HForMethodOutputs{
       *this, "skip-d2h-for-method-outputs",
       llvm::cl::desc("With place-copies: return method results produced on "
                      "a device without copying them to the host "
                      "(default: false)"),
       llvm::cl::init(false)};
-  ::mlir::detail::PassOptions::Option<bool> optimizeTransfers{
+  BoolPipelineOption optimizeTransfers{
       *this, "optimize-transfers",
       llvm::cl::desc("Run etcopy-optimize-transfers and the canonicalizer "
                      "before bufferization: remove every needless copy "
                      "(default: true)"),
       llvm::cl::init(true)};
-  ::mlir::detail::PassOptions::Option<uint64_t> uploadGroupBytes{
+  IntegerPipelineOption uploadGroupBytes{
       *this, "upload-group-bytes",
       llvm::cl::desc("With optimize-transfers: move small uploads up to the "
                      "previous upload to their device, at most this many "
@@ -61,43 +96,45 @@ struct PlacementPipelineOptions : public PassPipelineOptions<Derived> {
 
 /// Options of --etcopy-to-host.
 struct EtCopyHostPipelineOptions
-    : public PlacementPipelineOptions<EtCopyHostPipelineOptions> {};
+    : public PlacementPipelineOptions<EtCopyHostPipelineOptions> {
+  static StringRef getPipelineName() { return "etcopy-to-host"; }
+};
 
 /// Options of --etcopy-to-cuda. The defaults run the whole job on a model
 /// method: placement, transfer optimisation, bufferization under the
 /// delegate contract, memory planning, async lowering.
 struct EtCopyPipelineOptions
     : public PlacementPipelineOptions<EtCopyPipelineOptions> {
-  ::mlir::detail::PassOptions::Option<bool> planMemory{
+  static StringRef getPipelineName() { return "etcopy-to-cuda"; }
+
+  BoolPipelineOption planMemory{
       *this, "plan-memory",
       llvm::cl::desc("Run etcopy-plan-device-memory after bufferization: "
                      "one arena per device and function (default: true)"),
       llvm::cl::init(true)};
-  ::mlir::detail::PassOptions::Option<ArenaOwnership,
-                              EnumOptionParser<ArenaOwnership>>
-      arenaOwnership{
-          *this, "arena-ownership",
-          llvm::cl::desc("With plan-memory: who allocates the arenas "
-                         "(default: function)"),
-          llvm::cl::init(ArenaOwnership::Function),
-          llvm::cl::values(
-              clEnumValN(ArenaOwnership::Function, "function",
-                         "the function, at entry, freed before each return"),
-              clEnumValN(ArenaOwnership::Caller, "caller",
-                         "the caller, passed as leading arguments"))};
-  ::mlir::detail::PassOptions::Option<bool> async{
+  EnumPipelineOption<ArenaOwnership> arenaOwnership{
+      *this, "arena-ownership",
+      llvm::cl::desc("With plan-memory: who allocates the arenas "
+                     "(default: function)"),
+      llvm::cl::init(ArenaOwnership::Function),
+      llvm::cl::values(
+          clEnumValN(ArenaOwnership::Function, "function",
+                     "the function, at entry, freed before each return"),
+          clEnumValN(ArenaOwnership::Caller, "caller",
+                     "the caller, passed as leading arguments"))};
+  BoolPipelineOption async{
       *this, "async",
       llvm::cl::desc("Lower copies to stream-ordered async CUDA calls, the "
                      "host waiting only where it observes their data "
                      "(default: true; false: every copy completes before "
                      "the next op)"),
       llvm::cl::init(true)};
-  ::mlir::detail::PassOptions::Option<bool> batchCopies{
+  BoolPipelineOption batchCopies{
       *this, "batch-copies",
       llvm::cl::desc("Lower each run of independent copies on one stream to "
                      "one cudaMemcpyBatchAsync (default: true)"),
       llvm::cl::init(true)};
-  ::mlir::detail::PassOptions::Option<bool> pinnedHostMemory{
+  BoolPipelineOption pinnedHostMemory{
       *this, "pinned-host-memory",
       llvm::cl::desc("Allocate the host buffers that a function copies to or "
                      "from a device and frees itself with cudaMallocHost "

@@ -17,7 +17,7 @@
 #include "mlir/CAPI/Pass.h"
 #include "mlir/CAPI/Registration.h"
 #include "mlir/CAPI/Support.h"
-#include "mlir/CAPI/Utils.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/PassManager.h"
 
@@ -61,7 +61,7 @@ MlirDialectHandle mlirGetDialectHandle__etcopy__() {
 //===----------------------------------------------------------------------===//
 
 bool etcopyAttributeIsADevice(MlirAttribute attr) {
-  return isa<DeviceAttr>(unwrap(attr));
+  return isa_and_nonnull<DeviceAttr>(unwrap(attr));
 }
 
 MlirAttribute etcopyDeviceAttrGet(MlirContext ctx, EtCopyDeviceKind kind,
@@ -127,6 +127,31 @@ EtCopyPipelineOptions etcopyPipelineOptionsGetDefault(void) {
   };
 }
 
+/// Reports `message` to `callback` in one call (none when it is NULL).
+static void report(StringRef message, MlirStringCallback callback,
+                   void *userData) {
+  if (callback)
+    callback(wrap(message), userData);
+}
+
+/// Checks what the C types cannot: that the enumerations hold one of their
+/// values.
+static LogicalResult verifyOptions(const EtCopyPipelineOptions &options,
+                                   MlirStringCallback callback,
+                                   void *userData) {
+  if (options.arenaOwnership == EtCopyArenaOwnershipFunction ||
+      options.arenaOwnership == EtCopyArenaOwnershipCaller)
+    return success();
+  std::string message;
+  llvm::raw_string_ostream os(message);
+  os << "EtCopyPipelineOptions: arenaOwnership is "
+     << static_cast<long long>(options.arenaOwnership)
+     << ", expected EtCopyArenaOwnershipFunction (0) or "
+        "EtCopyArenaOwnershipCaller (1)\n";
+  report(message, callback, userData);
+  return failure();
+}
+
 /// Copies the placement options, which both pipelines have, from C.
 template <typename OptionsT>
 static void copyPlacementOptions(const EtCopyPipelineOptions &from,
@@ -138,7 +163,7 @@ static void copyPlacementOptions(const EtCopyPipelineOptions &from,
   to.uploadGroupBytes = from.uploadGroupBytes;
 }
 
-/// The C++ options of --etcopy-to-cuda with the values of `from`.
+/// The C++ options of --etcopy-to-cuda with the values of `from` (verified).
 static void copyOptions(const EtCopyPipelineOptions &from,
                         etcopy::EtCopyPipelineOptions &to) {
   copyPlacementOptions(from, to);
@@ -155,11 +180,16 @@ MlirLogicalResult etcopyPipelineOptionsParse(MlirStringRef text,
                                              EtCopyPipelineOptions *options,
                                              MlirStringCallback callback,
                                              void *userData) {
+  if (failed(verifyOptions(*options, callback, userData)))
+    return mlirLogicalResultFailure();
   etcopy::EtCopyPipelineOptions parsed;
   copyOptions(*options, parsed);
-  detail::CallbackOstream errors(callback, userData);
-  if (failed(parsed.parseFromString(unwrap(text), errors)))
+  std::string message;
+  llvm::raw_string_ostream errors(message);
+  if (failed(parsed.parseFromString(unwrap(text), errors))) {
+    report(message, callback, userData);
     return mlirLogicalResultFailure();
+  }
   *options = EtCopyPipelineOptions{
       parsed.placeCopies,
       parsed.skipH2DForMethodInputs,
@@ -177,16 +207,53 @@ MlirLogicalResult etcopyPipelineOptionsParse(MlirStringRef text,
   return mlirLogicalResultSuccess();
 }
 
-void etcopyBuildToCUDAPipeline(MlirOpPassManager passManager,
-                               const EtCopyPipelineOptions *options) {
-  etcopy::EtCopyPipelineOptions cudaOptions;
-  copyOptions(*options, cudaOptions);
-  etcopy::buildEtCopyToCUDAPipeline(*unwrap(passManager), cudaOptions);
+/// Checks that `passManager` runs on modules, as the pipelines' stages do:
+/// MLIR aborts when a module pass is added to a pass manager on another op.
+static LogicalResult verifyAnchor(StringRef pipeline,
+                                  OpPassManager &passManager,
+                                  MlirStringCallback callback, void *userData) {
+  std::optional<StringRef> anchor = passManager.getOpName();
+  if (!anchor || *anchor == ModuleOp::getOperationName())
+    return success();
+  report(("'" + pipeline + "' runs on '" + ModuleOp::getOperationName() +
+          "', it cannot be added to a pass manager on '" + *anchor + "'\n")
+             .str(),
+         callback, userData);
+  return failure();
 }
 
-void etcopyBuildToHostPipeline(MlirOpPassManager passManager,
-                               const EtCopyPipelineOptions *options) {
+MlirLogicalResult
+etcopyBuildToCUDAPipeline(MlirOpPassManager passManager,
+                          const EtCopyPipelineOptions *options,
+                          MlirStringCallback callback, void *userData) {
+  EtCopyPipelineOptions defaults = etcopyPipelineOptionsGetDefault();
+  if (!options)
+    options = &defaults;
+  OpPassManager &pm = *unwrap(passManager);
+  if (failed(verifyOptions(*options, callback, userData)) ||
+      failed(verifyAnchor(etcopy::EtCopyPipelineOptions::getPipelineName(), pm,
+                          callback, userData)))
+    return mlirLogicalResultFailure();
+  etcopy::EtCopyPipelineOptions cudaOptions;
+  copyOptions(*options, cudaOptions);
+  etcopy::buildEtCopyToCUDAPipeline(pm, cudaOptions);
+  return mlirLogicalResultSuccess();
+}
+
+MlirLogicalResult
+etcopyBuildToHostPipeline(MlirOpPassManager passManager,
+                          const EtCopyPipelineOptions *options,
+                          MlirStringCallback callback, void *userData) {
+  EtCopyPipelineOptions defaults = etcopyPipelineOptionsGetDefault();
+  if (!options)
+    options = &defaults;
+  OpPassManager &pm = *unwrap(passManager);
+  if (failed(verifyOptions(*options, callback, userData)) ||
+      failed(verifyAnchor(etcopy::EtCopyHostPipelineOptions::getPipelineName(),
+                          pm, callback, userData)))
+    return mlirLogicalResultFailure();
   etcopy::EtCopyHostPipelineOptions hostOptions;
   copyPlacementOptions(*options, hostOptions);
-  etcopy::buildEtCopyToHostPipeline(*unwrap(passManager), hostOptions);
+  etcopy::buildEtCopyToHostPipeline(pm, hostOptions);
+  return mlirLogicalResultSuccess();
 }

@@ -12,6 +12,7 @@
 
 #include "etcopy/Conversion/Passes.h"
 #include "mlir/Conversion/ControlFlowToSCF/ControlFlowToSCF.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
@@ -113,22 +114,47 @@ void etcopy::buildEtCopyToHostPipeline(OpPassManager &pm) {
   buildEtCopyToHostPipeline(pm, EtCopyHostPipelineOptions());
 }
 
+/// Registers a pipeline whose options are parsed by OptionsT::parseFromString
+/// (etcopy's checks, errors reported to MLIR's pipeline parser) and which
+/// refuses to be nested under anything but a module: its stages run on
+/// builtin.module, and a module pass added to a `func.func(...)` pass
+/// manager is a fatal error in MLIR.
+template <typename OptionsT>
+static void registerPipeline(StringRef description,
+                             void (*build)(OpPassManager &, const OptionsT &)) {
+  StringRef name = OptionsT::getPipelineName();
+  registerPassPipeline(
+      name, description,
+      [name, build](OpPassManager &pm, StringRef text,
+                    function_ref<LogicalResult(const Twine &)> errorHandler) {
+        std::string message;
+        llvm::raw_string_ostream errors(message);
+        OptionsT options;
+        if (failed(options.parseFromString(text, errors)))
+          return errorHandler(StringRef(message).rtrim());
+        std::optional<StringRef> anchor = pm.getOpName();
+        if (anchor && *anchor != ModuleOp::getOperationName())
+          return errorHandler("'" + name + "' runs on '" +
+                              ModuleOp::getOperationName() +
+                              "', it cannot be nested under '" + *anchor + "'");
+        build(pm, options);
+        return success();
+      },
+      [](function_ref<void(const ::mlir::detail::PassOptions &)> handler) {
+        handler(OptionsT());
+      });
+}
+
 void etcopy::registerPipelines() {
-  PassPipelineRegistration<EtCopyPipelineOptions>(
-      "etcopy-to-cuda",
+  registerPipeline<EtCopyPipelineOptions>(
       "Lower a model method (or memref-level etcopy IR) to LLVM-dialect code "
       "calling the CUDA Runtime API: placement, transfer optimisation, "
       "bufferization under the delegate contract, memory planning, "
       "lowering",
-      [](OpPassManager &pm, const EtCopyPipelineOptions &options) {
-        buildEtCopyToCUDAPipeline(pm, options);
-      });
-  PassPipelineRegistration<EtCopyHostPipelineOptions>(
-      "etcopy-to-host",
+      buildEtCopyToCUDAPipeline);
+  registerPipeline<EtCopyHostPipelineOptions>(
       "Lower a model method (or memref-level etcopy IR) to host-only "
       "LLVM-dialect code: copies are host copies, device placements are "
       "erased",
-      [](OpPassManager &pm, const EtCopyHostPipelineOptions &options) {
-        buildEtCopyToHostPipeline(pm, options);
-      });
+      buildEtCopyToHostPipeline);
 }

@@ -3,7 +3,8 @@
  * A C program using only MLIR's and etcopy's C APIs: the dialect handle, the
  * device attribute, pipeline options (defaults, text, errors), and
  * --etcopy-to-cuda run on a parsed module, built both from the C API's
- * builder and from a textual pipeline. Output checked by capi.test.
+ * builder and from a textual pipeline. Output checked by capi.test; the
+ * errors of the options reach their callback (stdout), never stderr.
  *
  *===----------------------------------------------------------------------===*/
 
@@ -20,6 +21,27 @@
 static void print(MlirStringRef text, void *userData) {
   (void)userData;
   fwrite(text.data, 1, text.length, stdout);
+}
+
+/* Labels of the messages, passed as user data. */
+static char kParse[] = "parse", kBuild[] = "build", kCuda[] = "cuda",
+            kHost[] = "host", kNested[] = "nested";
+
+/* Prints a message, with the label `userData` at the start of each call. */
+static void printLabelled(MlirStringRef text, void *userData) {
+  printf("[%s] ", (const char *)userData);
+  print(text, NULL);
+}
+
+/* Parses bad `text` over the defaults, reporting to `callback`. */
+static void parseBad(const char *text, MlirStringCallback callback) {
+  EtCopyPipelineOptions options = etcopyPipelineOptionsGetDefault();
+  EtCopyPipelineOptions unchanged = options;
+  MlirLogicalResult result = etcopyPipelineOptionsParse(
+      mlirStringRefCreateFromCString(text), &options, callback, kParse);
+  printf("'%s' rejected: %d, options unchanged: %d\n", text,
+         mlirLogicalResultIsFailure(result),
+         memcmp(&unchanged, &options, sizeof options) == 0);
 }
 
 static const char *kMethod =
@@ -45,7 +67,9 @@ static int lower(MlirContext ctx, const EtCopyPipelineOptions *options,
             opm, mlirStringRefCreateFromCString(pipeline), print, NULL)))
       return 2;
   } else {
-    etcopyBuildToCUDAPipeline(opm, options);
+    if (mlirLogicalResultIsFailure(
+            etcopyBuildToCUDAPipeline(opm, options, printLabelled, kBuild)))
+      return 2;
   }
   int status = mlirLogicalResultIsFailure(
       mlirPassManagerRunOnOp(pm, mlirModuleGetOperation(module)));
@@ -84,6 +108,7 @@ int main(void) {
              mlirIntegerTypeGet(ctx, 32), 7)));
   printf("invalid: %d\n", mlirAttributeIsNull(etcopyDeviceAttrGet(
                               ctx, EtCopyDeviceKindCPU, 3)));
+  printf("null isa: %d\n", etcopyAttributeIsADevice(mlirAttributeGetNull()));
 
   /* Options: the defaults, text over them, and a bad value. */
   EtCopyPipelineOptions options = etcopyPipelineOptionsGetDefault();
@@ -109,8 +134,44 @@ int main(void) {
           mlirStringRefCreateFromCString("no-such-option=1"), &options, print,
           NULL)))
     return 5;
-  printf("\nbad option rejected, options unchanged: %d\n",
+  printf("bad option rejected, options unchanged: %d\n",
          memcmp(&unchanged, &options, sizeof options) == 0);
+
+  /* Every error reaches the callback, in one call: a bad value, a name cut
+     short, options separated by commas; a NULL callback drops it. */
+  parseBad("arena-ownership=owner", printLabelled);
+  parseBad("plan-memory=maybe", printLabelled);
+  parseBad("upload-group-bytes=-1", printLabelled);
+  parseBad("skip-h2d=true", printLabelled);
+  parseBad("async=false,plan-memory=false", printLabelled);
+  parseBad("arena-ownership=owner", NULL);
+  parseBad("skip-h2d", NULL);
+
+  /* What the C types allow but the pipelines do not, and a pass manager
+     on functions: refused with a message, nothing appended. */
+  MlirPassManager refused = mlirPassManagerCreate(ctx);
+  MlirOpPassManager refusedOpm = mlirPassManagerGetAsOpPassManager(refused);
+  EtCopyPipelineOptions badArenas = etcopyPipelineOptionsGetDefault();
+  badArenas.arenaOwnership = (EtCopyArenaOwnership)7;
+  int cudaRefused = mlirLogicalResultIsFailure(
+      etcopyBuildToCUDAPipeline(refusedOpm, &badArenas, printLabelled, kCuda));
+  int hostRefused = mlirLogicalResultIsFailure(
+      etcopyBuildToHostPipeline(refusedOpm, &badArenas, printLabelled, kHost));
+  int parseRefused = mlirLogicalResultIsFailure(
+      etcopyPipelineOptionsParse(mlirStringRefCreateFromCString("async=true"),
+                                 &badArenas, printLabelled, kParse));
+  printf("bad arenas refused: %d %d %d, appended: '", cudaRefused, hostRefused,
+         parseRefused);
+  mlirPrintPassPipeline(refusedOpm, print, NULL);
+  printf("'\n");
+  MlirOpPassManager onFunctions = mlirPassManagerGetNestedUnder(
+      refused, mlirStringRefCreateFromCString("func.func"));
+  printf("nested refused: %d, appended: '",
+         mlirLogicalResultIsFailure(etcopyBuildToCUDAPipeline(
+             onFunctions, NULL, printLabelled, kNested)));
+  mlirPrintPassPipeline(onFunctions, print, NULL);
+  printf("'\n");
+  mlirPassManagerDestroy(refused);
 
   /* The pipeline, from the builder and from text. */
   int status = lower(ctx, &options, NULL);

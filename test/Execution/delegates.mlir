@@ -1,8 +1,9 @@
 // A method calling two delegates on cuda:0, implemented in C on the
-// simulator's device memory: etcopy-propagate-device inserts the copies
-// (the input, used by both delegates, is uploaded once), --etcopy-to-cuda
-// lowers them, and the results match the same method with the delegates on
-// the host (the same C code on host memory, through --etcopy-to-host).
+// simulator's device memory (or a GPU's, linked against libcudart):
+// etcopy-propagate-device inserts the copies (the input, used by both
+// delegates, is uploaded once), --etcopy-to-cuda lowers them, and the
+// results match the same method with the delegates on the host (the same C
+// code on host memory, through --etcopy-to-host).
 // RUN: %cc -shared -fPIC -DETCOPY_DEVICE_DELEGATES -I%cuda_sim_include \
 // RUN:   %S/Inputs/delegates.c -o %t.device.so %etcopy_cuda_sim
 // RUN: %cc -shared -fPIC %S/Inputs/delegates.c -o %t.host.so
@@ -11,6 +12,10 @@
 // RUN:   | %run_sim,%t.device.so | FileCheck %s
 // RUN: etcopy-opt %s --etcopy-propagate-device --etcopy-to-host \
 // RUN:   | %run_host,%t.host.so | FileCheck %s
+// RUN: %if cuda-gpu %{ %cc -shared -fPIC -DETCOPY_DEVICE_DELEGATES \
+// RUN:   -I%cuda_sim_include %S/Inputs/delegates.c -o %t.gpu.so %cudart && \
+// RUN:   etcopy-opt %s --etcopy-propagate-device --etcopy-to-cuda \
+// RUN:   | %run_gpu,%t.gpu.so | FileCheck %s %}
 
 // IR-LABEL: func.func @method
 // IR-COUNT-1: etcopy.h2d

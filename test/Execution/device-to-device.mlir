@@ -12,7 +12,7 @@
 // RUN:   ETCOPY_CUDA_SIM_TRACE=1 %run_sim < %t.mlir 2>&1 \
 // RUN:   | FileCheck %s --check-prefixes=CHECK,STAGED
 // RUN: etcopy-opt %s --etcopy-to-host | %run_host | FileCheck %s
-// RUN: %if cuda-gpu %{ etcopy-opt %s --etcopy-to-cuda | %run_gpu | FileCheck %s %}
+// RUN: %if cuda-gpus-2 %{ etcopy-opt %s --etcopy-to-cuda | %run_gpu | FileCheck %s %}
 
 // TRACE: cudaMemcpyAsync({{.*}}, 16 bytes, HostToDevice,
 // TRACE-NOT: cudaMemcpy

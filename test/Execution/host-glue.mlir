@@ -1,9 +1,10 @@
 // Host glue between delegates, as a model's method has it, lowers with the
 // default pipeline: elementwise arith and math on tensors, linalg ops, tensor
 // slices and an affine loop, around two delegates on cuda:0 (implemented in
-// C on the simulator's device memory). The CUDA build gives the data of the
-// host reference build, and the copies the simulator executes are the lower
-// bound: one upload of sin(-x), one of the broadcast sum, one download.
+// C on the simulator's device memory, or a GPU's). The CUDA build gives the
+// data of the host reference build, and the copies the simulator executes
+// are the lower bound: one upload of sin(-x), one of the broadcast sum, one
+// download.
 // RUN: %cc -shared -fPIC -DETCOPY_DEVICE_DELEGATES -I%cuda_sim_include \
 // RUN:   %S/Inputs/delegates.c -o %t.device.so %etcopy_cuda_sim
 // RUN: %cc -shared -fPIC %S/Inputs/delegates.c -o %t.host.so
@@ -12,6 +13,9 @@
 // RUN:   | FileCheck %s --check-prefixes=CHECK,SIM
 // RUN: etcopy-opt %s --etcopy-to-host \
 // RUN:   | %run_host,%t.host.so | FileCheck %s
+// RUN: %if cuda-gpu %{ %cc -shared -fPIC -DETCOPY_DEVICE_DELEGATES \
+// RUN:   -I%cuda_sim_include %S/Inputs/delegates.c -o %t.gpu.so %cudart && \
+// RUN:   etcopy-opt %s --etcopy-to-cuda | %run_gpu,%t.gpu.so | FileCheck %s %}
 
 // method(x) = add(scale(sin(-x)), broadcast(sum(x))) with its second half
 // overwritten by its first: x = [1, -2, 0.5, 10], sum(x) = 9.5.

@@ -14,7 +14,7 @@
 // RUN: env ETCOPY_CUDA_SIM_DEVICES=2 ETCOPY_CUDA_SIM_STATS=1 %run_sim < %t.host.mlir 2>&1 | FileCheck %s --check-prefixes=CHECK,CALLER
 // RUN: etcopy-opt %s --etcopy-to-host | %run_host | FileCheck %s
 // RUN: etcopy-opt %s --etcopy-plan-device-memory=plan-host --etcopy-to-host | %run_host | FileCheck %s
-// RUN: %if cuda-gpu %{ etcopy-opt %s --etcopy-plan-device-memory --etcopy-to-cuda | %run_gpu | FileCheck %s %}
+// RUN: %if cuda-gpus-2 %{ etcopy-opt %s --etcopy-plan-device-memory --etcopy-to-cuda | %run_gpu | FileCheck %s %}
 
 // in = [1 .. 8]; halves swapped on cuda:0, moved to cuda:1 through the host,
 // rotated left once per iteration of a loop (3), read back through a

@@ -1,10 +1,11 @@
 // Data moves cuda:0 -> host -> cuda:1 -> host, each device on its own
-// stream, with two simulated devices; and on one device the second ordinal
-// is reported as invalid at run time.
+// stream, with two simulated devices (and on two GPUs where they answer);
+// and on one device the second ordinal is reported as invalid at run time.
 // RUN: etcopy-opt %s --etcopy-to-cuda -o %t.mlir
 // RUN: env ETCOPY_CUDA_SIM_DEVICES=2 %run_sim < %t.mlir | FileCheck %s
 // RUN: etcopy-opt %s --etcopy-to-host | %run_host | FileCheck %s
 // RUN: not %run_sim < %t.mlir 2>&1 | FileCheck %s --check-prefix=ONE-DEVICE
+// RUN: %if cuda-gpus-2 %{ %run_gpu < %t.mlir | FileCheck %s %}
 
 // ONE-DEVICE: two-devices.mlir:{{[0-9]+}}:{{[0-9]+}}: error: cudaSetDevice failed (select the device): cudaErrorInvalidDevice
 

@@ -1680,6 +1680,37 @@ TEST_F(RealCudaTest, RoundTripAndRestore) {
   EXPECT_FALSE(allocator->allocate(64, deviceCount, 256));
 }
 
+TEST_F(RealCudaTest, TwoDevicesRoundTripAndRestore) {
+  // Like lit's `cuda-gpus-2` feature: a one-GPU machine skips, saying so.
+  if (deviceCount < 2)
+    GTEST_SKIP() << "needs 2 CUDA devices, cudaGetDeviceCount reports "
+                 << deviceCount;
+  const CudaApi &api = allocator->getApi();
+  for (int current : {0, 1}) {
+    ASSERT_EQ(api.setDeviceFn(current), 0);
+    for (int ordinal : {0, 1}) {
+      std::vector<int> input(1024);
+      std::iota(input.begin(), input.end(), 100 * ordinal);
+      std::size_t nbytes = input.size() * sizeof(int);
+      Expected<void *> device = allocator->allocate(nbytes, ordinal, 256);
+      ASSERT_TRUE(device) << device.error().toString();
+      ASSERT_TRUE(
+          allocator->copyHostToDevice(*device, input.data(), nbytes, ordinal)
+              .ok());
+      std::vector<int> output(input.size(), -1);
+      ASSERT_TRUE(
+          allocator->copyDeviceToHost(output.data(), *device, nbytes, ordinal)
+              .ok());
+      EXPECT_EQ(output, input) << "on cuda:" << ordinal;
+      EXPECT_TRUE(allocator->deallocate(*device, ordinal).ok());
+      int after = -1;
+      ASSERT_EQ(api.getDeviceFn(&after), 0);
+      EXPECT_EQ(after, current) << "after using cuda:" << ordinal;
+    }
+  }
+  ASSERT_EQ(api.setDeviceFn(0), 0);
+}
+
 TEST_F(RealCudaTest, PinnedMemoryAndRegistrations) {
   Expected<std::shared_ptr<PinnedHostAllocator>> pinned =
       makePinnedHostAllocator(kCudartLibrary);

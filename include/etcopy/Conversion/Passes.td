@@ -8,9 +8,9 @@
 #ifndef ETCOPY_CONVERSION_PASSES_TD
 #define ETCOPY_CONVERSION_PASSES_TD
 
-include "mlir/Pass/PassBase.td"
+include "etcopy/Support/PassBase.td"
 
-def ConvertEtCopyToGPU : Pass<"convert-etcopy-to-gpu", "::mlir::ModuleOp"> {
+def ConvertEtCopyToGPU : EtCopyPass<"convert-etcopy-to-gpu", "::mlir::ModuleOp"> {
   let summary = "Lower out-form etcopy copies and device allocations to the "
                 "gpu dialect";
   let description = [{
@@ -98,7 +98,7 @@ def ConvertEtCopyToGPU : Pass<"convert-etcopy-to-gpu", "::mlir::ModuleOp"> {
 }
 
 def ConvertGPUToCUDARuntime
-    : Pass<"convert-gpu-to-cuda-runtime", "::mlir::ModuleOp"> {
+    : EtCopyPass<"convert-gpu-to-cuda-runtime", "::mlir::ModuleOp"> {
   let summary = "Lower gpu runtime ops to checked CUDA Runtime API calls, and "
                 "the rest of the module to the LLVM dialect";
   let description = [{
@@ -201,7 +201,7 @@ def ConvertGPUToCUDARuntime
   ];
 }
 
-def EtCopyHostToLLVM : Pass<"etcopy-host-to-llvm", "::mlir::ModuleOp"> {
+def EtCopyHostToLLVM : EtCopyPass<"etcopy-host-to-llvm", "::mlir::ModuleOp"> {
   let summary = "Lower a module without device work to the LLVM dialect in "
                 "one conversion";
   let description = [{
@@ -226,7 +226,7 @@ def EtCopyHostToLLVM : Pass<"etcopy-host-to-llvm", "::mlir::ModuleOp"> {
 }
 
 def EtCopyLowerHostCode
-    : Pass<"etcopy-lower-host-code", "::mlir::ModuleOp"> {
+    : EtCopyPass<"etcopy-lower-host-code", "::mlir::ModuleOp"> {
   let summary = "Lower the host code's linalg, views, affine, scf and math "
                 "to what the LLVM conversion takes, running only the stages "
                 "the module needs";
@@ -271,7 +271,7 @@ def EtCopyLowerHostCode
   }];
 }
 
-def ConvertEtCopyToHost : Pass<"convert-etcopy-to-host", "::mlir::ModuleOp"> {
+def ConvertEtCopyToHost : EtCopyPass<"convert-etcopy-to-host", "::mlir::ModuleOp"> {
   let summary = "Lower etcopy to host-only code: the CPU reference semantics";
   let description = [{
     The reference semantics of every copy, as ExecuTorch's tracing

@@ -9,13 +9,15 @@
 // Options declared in C++ name it as their parser. Options declared in ODS
 // (`Option<..., "ArenaOwnership", ...>` in a Passes.td) cannot name a
 // parser: ETCOPY_DECLARE_ENUM_OPTION_PARSER makes it the llvm::cl::parser of
-// the enum, which MLIR's pass options then use.
+// the enum, which MLIR's pass options then use. The error goes where
+// OptionErrorScope says (etcopy/Support/PassOptions.h).
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef ETCOPY_SUPPORT_ENUMOPTIONPARSER_H
 #define ETCOPY_SUPPORT_ENUMOPTIONPARSER_H
 
+#include "etcopy/Support/PassOptions.h"
 #include "mlir/Pass/PassOptions.h"
 #include "llvm/ADT/StringExtras.h"
 
@@ -65,9 +67,11 @@ public:
     llvm::raw_string_ostream os(accepted);
     llvm::interleave(
         Values, os, [&](const OptionInfo &entry) { os << entry.Name; }, ", ");
-    return option.error("'" + arg + "' is not a valid value; expected one of: " +
-                            accepted,
-                        argName);
+    return OptionErrorScope::report(option, argName,
+                                    "'" + arg +
+                                        "' is not a valid value; expected "
+                                        "one of: " +
+                                        accepted);
   }
 
   /// Called by `llvm::cl::values`.

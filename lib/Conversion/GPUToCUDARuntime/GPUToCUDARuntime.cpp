@@ -73,22 +73,71 @@ namespace {
 /// which makes a copy of a casted buffer one cudaMemcpyAsync rather than a
 /// strided copy. Before planning, so that batches and address-only views
 /// see the folded ops; casts left unused are erased.
+/// True for a gpu.memcpy or gpu.memset whose memrefs are static and hold no
+/// element: it moves no byte.
+bool movesNothing(Operation *op) {
+  auto isEmpty = [](Value memref) {
+    auto type = cast<MemRefType>(memref.getType());
+    return type.hasStaticShape() && type.getNumElements() == 0;
+  };
+  if (auto copy = dyn_cast<gpu::MemcpyOp>(op))
+    return isEmpty(copy.getSrc()) && isEmpty(copy.getDst());
+  if (auto memset = dyn_cast<gpu::MemsetOp>(op))
+    return isEmpty(memset.getDst());
+  return false;
+}
+
+/// Removes `op`, which moves nothing: its token becomes its one dependency,
+/// or a `gpu.wait async` of its dependencies, which is returned (it is
+/// lowered with the other runtime ops). A sync-form op has nothing to wait
+/// for.
+Operation *removeEmptyTransfer(Operation *op) {
+  auto asyncOp = cast<gpu::AsyncOpInterface>(op);
+  Value token = asyncOp.getAsyncToken();
+  Operation *replacement = nullptr;
+  if (token && !token.use_empty()) {
+    ValueRange dependencies = asyncOp.getAsyncDependencies();
+    if (dependencies.size() == 1) {
+      token.replaceAllUsesWith(dependencies.front());
+    } else {
+      OpBuilder builder(op);
+      replacement = gpu::WaitOp::create(builder, op->getLoc(),
+                                        token.getType(), dependencies);
+      token.replaceAllUsesWith(replacement->getResult(0));
+    }
+  }
+  op->erase();
+  return replacement;
+}
+
+/// Folds the runtime ops in place (a memref.cast operand folds into the op)
+/// and removes those that then move no byte: CUDA rejects a batch holding a
+/// copy of 0 bytes, and an empty memref's buffer may be null.
 void foldRuntimeOps(ModuleWork &work) {
   llvm::SetVector<Operation *> casts;
   SmallVector<OpFoldResult> results;
-  for (auto &[func, ops] : work.runtimeOps)
+  for (auto &[func, ops] : work.runtimeOps) {
+    size_t kept = 0;
     for (Operation *op : ops) {
       // Delegate calls are lowered by the conversion.
-      if (isa<func::CallOp>(op))
-        continue;
-      for (Value operand : op->getOperands())
-        if (auto cast = operand.getDefiningOp<memref::CastOp>())
-          casts.insert(cast);
-      // Their folds are in place; one to values would leave the op as it
-      // is, and it is lowered as it is.
-      results.clear();
-      (void)op->fold(results);
+      if (!isa<func::CallOp>(op)) {
+        for (Value operand : op->getOperands())
+          if (auto cast = operand.getDefiningOp<memref::CastOp>())
+            casts.insert(cast);
+        // Their folds are in place; one to values would leave the op as it
+        // is, and it is lowered as it is.
+        results.clear();
+        (void)op->fold(results);
+        if (movesNothing(op)) {
+          op = removeEmptyTransfer(op);
+          if (!op)
+            continue;
+        }
+      }
+      ops[kept++] = op;
     }
+    ops.truncate(kept);
+  }
   for (Operation *cast : casts)
     if (cast->use_empty())
       cast->erase();

@@ -8,9 +8,9 @@
 #ifndef ETCOPY_DIALECT_ETCOPY_ETCOPYPASSES_TD
 #define ETCOPY_DIALECT_ETCOPY_ETCOPYPASSES_TD
 
-include "mlir/Pass/PassBase.td"
+include "etcopy/Support/PassBase.td"
 
-def EtCopyPropagateDevice : Pass<"etcopy-propagate-device", "::mlir::ModuleOp"> {
+def EtCopyPropagateDevice : EtCopyPass<"etcopy-propagate-device", "::mlir::ModuleOp"> {
   let summary = "Insert copies at delegate boundaries and propagate devices "
                 "into types";
   let description = [{
@@ -156,7 +156,7 @@ def EtCopyPropagateDevice : Pass<"etcopy-propagate-device", "::mlir::ModuleOp"> 
 }
 
 def EtCopyOptimizeTransfers
-    : Pass<"etcopy-optimize-transfers", "::mlir::ModuleOp"> {
+    : EtCopyPass<"etcopy-optimize-transfers", "::mlir::ModuleOp"> {
   let summary = "Remove needless host<->device copies";
   let description = [{
     Works on any IR with functional `etcopy.h2d`/`etcopy.d2h` copies,
@@ -280,7 +280,7 @@ def EtCopyOptimizeTransfers
 }
 
 def EtCopyPlanDeviceMemory
-    : Pass<"etcopy-plan-device-memory", "::mlir::ModuleOp"> {
+    : EtCopyPass<"etcopy-plan-device-memory", "::mlir::ModuleOp"> {
   let summary = "Pack the buffers of each function into one arena per device";
   let description = [{
     The memory planner of ExecuTorch's device support, at the memref level
@@ -473,7 +473,7 @@ def EtCopyPlanDeviceMemory
 }
 
 def EtCopyElementwiseToLinalg
-    : Pass<"etcopy-elementwise-to-linalg", "::mlir::ModuleOp"> {
+    : EtCopyPass<"etcopy-elementwise-to-linalg", "::mlir::ModuleOp"> {
   let summary = "Turn host computation on tensors into linalg; reject "
                 "computation on device tensors";
   let description = [{
@@ -530,7 +530,7 @@ def EtCopyElementwiseToLinalg
   ];
 }
 
-def EtCopyBufferize : Pass<"etcopy-bufferize", "::mlir::ModuleOp"> {
+def EtCopyBufferize : EtCopyPass<"etcopy-bufferize", "::mlir::ModuleOp"> {
   let summary = "Bufferize under the delegate calling contract and free what "
                 "bufferization allocates";
   let description = [{
@@ -654,7 +654,7 @@ def EtCopyBufferize : Pass<"etcopy-bufferize", "::mlir::ModuleOp"> {
 }
 
 def EtCopyExportSignatures
-    : Pass<"etcopy-export-signatures", "::mlir::ModuleOp"> {
+    : EtCopyPass<"etcopy-export-signatures", "::mlir::ModuleOp"> {
   let summary = "Describe each method's arguments and results for host "
                 "programs";
   let description = [{
@@ -714,7 +714,7 @@ def EtCopyExportSignatures
   ];
 }
 
-def EtCopyFinalizeLLVM : Pass<"etcopy-finalize-llvm", "::mlir::ModuleOp"> {
+def EtCopyFinalizeLLVM : EtCopyPass<"etcopy-finalize-llvm", "::mlir::ModuleOp"> {
   let summary = "Ready a lowered module for mlir-translate: drop etcopy "
                 "attributes, check that only the LLVM dialect is left";
   let description = [{
