@@ -7,9 +7,8 @@
 // fresh-page rows depend on what mincore reports, which fresh mmap pages
 // make certain.
 //
-// RUN: %cc %s -I%cuda_sim_include -o %t %etcopy_cuda_sim
-// -Wl,-rpath,%etcopy_lib_dir RUN: env ETCOPY_CUDA_SIM_POISON=0 %t | FileCheck
-// %s --implicit-check-not=FAIL
+// RUN: %cc %s -I%cuda_sim_include -o %t %etcopy_cuda_sim -Wl,-rpath,%etcopy_lib_dir
+// RUN: env ETCOPY_CUDA_SIM_POISON=0 %t | FileCheck %s --implicit-check-not=FAIL
 //
 // CHECK: h2d-pinned: {{.*}} ok
 // CHECK: d2h-pinned: {{.*}} ok
