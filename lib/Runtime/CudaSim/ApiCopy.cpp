@@ -69,13 +69,22 @@ static cudaError_t copyCommon(EntryPoint Which, Op O, bool Async,
     Error = Sim.checkDeviceOrdinal(Api, "dstDevice", O.DstDevice);
   if (Error == cudaSuccess && O.IsPeer)
     Error = Sim.checkDeviceOrdinal(Api, "srcDevice", O.SrcDevice);
-  // Empty copies are valid no-ops whatever the pointers are.
-  bool Empty = O.Width == 0 || O.Height == 0;
-  if (Error == cudaSuccess && !Empty && O.IsPeer)
+  // CUDA documents no copy of 0 bytes and rejects a batch holding one (seen
+  // on an H200): the simulator rejects them all.
+  if (Error == cudaSuccess && (O.Width == 0 || O.Height == 0))
+    Error = Sim.fail(Api, cudaErrorInvalidValue,
+                     "empty copy: %s is 0; the simulator rejects copies of 0 "
+                     "bytes (undocumented for %s; cudaMemcpyBatchAsync "
+                     "rejects them)",
+                     O.Width != 0 ? "height"
+                     : O.Is2D     ? "width"
+                                  : "count",
+                     Api);
+  if (Error == cudaSuccess && O.IsPeer)
     Error = Sim.checkPeerCopy(Api, O);
-  if (Error == cudaSuccess && !Empty)
+  if (Error == cudaSuccess)
     Error = Sim.checkCopy(Api, O);
-  if (Error == cudaSuccess && !Empty) {
+  if (Error == cudaSuccess) {
     Sim.noteFreshHostBytes(O);
     Sim.countCopy(O);
     if (Async) {
@@ -85,10 +94,8 @@ static cudaError_t copyCommon(EntryPoint Which, Op O, bool Async,
       Error = Sim.runSynchronously(Api, O);
       Sim.runSynchronouslyInModel(O, touchesHostMemory(O.Path));
     }
-  } else if (Error == cudaSuccess) {
-    Sim.spend(Latency::Call);
   }
-  std::string Path = Error == cudaSuccess && !Empty
+  std::string Path = Error == cudaSuccess
                          ? format(" [%s]", kCopyPathNames[size_t(O.Path)])
                          : std::string();
   Sim.trace("%s%s%s",
@@ -342,15 +349,22 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaMemcpyBatchAsync(
   for (size_t I = 0, K = 0; Error == cudaSuccess && I < count; ++I) {
     while (K + 1 < numAttrs && attrsIdxs[K + 1] <= I)
       ++K;
-    // Empty copies are valid no-ops whatever the pointers are.
-    if (sizes[I] == 0)
-      continue;
+    std::string Where = format("%s: copy %zu", Api, I);
+    // A 0-byte copy fails the whole batch: an H200 (CUDA 13.0) rejects a
+    // batch holding one whose pointers are null (cudaMallocAsync of 0
+    // bytes); with other pointers the driver's answer is unknown.
+    if (sizes[I] == 0) {
+      Error = Sim.fail(Where.c_str(), cudaErrorInvalidValue,
+                       "empty copy: sizes[%zu] is 0 (dst %s, src %s); CUDA "
+                       "rejects a batch that holds a copy of 0 bytes",
+                       I, hex(dsts[I]).c_str(), hex(srcs[I]).c_str());
+      break;
+    }
     Op O = makeCopy(dsts[I], sizes[I], srcs[I], sizes[I], sizes[I], 1,
                     cudaMemcpyDefault, /*Is2D=*/false);
     O.Api = Api;
     O.InBatch = true;
     O.BatchIndex = I;
-    std::string Where = format("%s: copy %zu", Api, I);
     Error = Sim.checkCopy(Where.c_str(), O);
     if (Error == cudaSuccess)
       Sim.noteFreshHostBytes(O);
@@ -418,9 +432,14 @@ static cudaError_t memsetCommon(EntryPoint Which, void *DevPtr, int Value,
   Stream *S = nullptr;
   if (Error == cudaSuccess && Async)
     S = Sim.lookupStream(Api, Handle, Error);
-  if (Error == cudaSuccess && Count != 0)
-    Error = Sim.checkMemset(Api, O);
-  if (Error == cudaSuccess && Count != 0) {
+  if (Error == cudaSuccess && Count == 0)
+    Error = Sim.fail(Api, cudaErrorInvalidValue,
+                     "empty memset: count is 0; the simulator rejects memsets "
+                     "of 0 bytes (undocumented for %s)",
+                     Api);
+  if (Error == cudaSuccess)
+    Error = Sim.checkMemset(Api, O, S);
+  if (Error == cudaSuccess) {
     ++Sim.Stats.Memsets;
     if (Async) {
       Sim.enqueue(*S, O);
@@ -430,8 +449,6 @@ static cudaError_t memsetCommon(EntryPoint Which, void *DevPtr, int Value,
       Error = Sim.runSynchronously(Api, O);
       Sim.runSynchronouslyInModel(O, /*HostWaits=*/false);
     }
-  } else if (Error == cudaSuccess) {
-    Sim.spend(Latency::Call);
   }
   Sim.trace("%s%s",
             Sim.describeOp(O, Async ? Sim.streamLabel(Handle) : "").c_str(),
@@ -494,23 +511,26 @@ static CUresult driverMemset(EntryPoint Which, CUdeviceptr Dst,
   Stream *S = Result == CUDA_SUCCESS && Error == cudaSuccess
                   ? Sim.lookupStream(Api, Handle, Error)
                   : nullptr;
-  if (S && __builtin_mul_overflow(N, size_t(ElementSize), &O.Width))
+  if (S && N == 0)
+    Error = Sim.fail(Api, cudaErrorInvalidValue,
+                     "empty memset: N is 0; the simulator rejects memsets of "
+                     "0 elements (undocumented for %s)",
+                     Api);
+  else if (S && __builtin_mul_overflow(N, size_t(ElementSize), &O.Width))
     Error = Sim.fail(Api, cudaErrorInvalidValue,
                      "invalid argument: %zu elements of %u bytes overflow the "
                      "address space",
                      N, ElementSize);
-  else if (S && N != 0 && O.Dst % ElementSize != 0)
+  else if (S && O.Dst % ElementSize != 0)
     Error = Sim.fail(Api, cudaErrorInvalidValue,
                      "misaligned pointer: dst %s is not %u-byte aligned",
                      hex(O.Dst).c_str(), ElementSize);
-  if (S && Error == cudaSuccess && N != 0)
-    Error = Sim.checkMemset(Api, O);
-  if (S && Error == cudaSuccess && N != 0) {
+  if (S && Error == cudaSuccess)
+    Error = Sim.checkMemset(Api, O, S);
+  if (S && Error == cudaSuccess) {
     ++Sim.Stats.Memsets;
     Sim.enqueue(*S, O);
     Sim.launch(*S, O, /*BlocksHost=*/false);
-  } else if (S && Error == cudaSuccess) {
-    Sim.spend(Latency::Call);
   }
   if (Result == CUDA_SUCCESS)
     Result = driverResult(Error);

@@ -130,10 +130,11 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaDeviceDisablePeerAccess(int peerDevice) {
   return Sim.finish(EntryPoint::cudaDeviceDisablePeerAccess, Error);
 }
 
+// Once the runtime is unloading, the error queries answer that too.
 ETCOPY_CUDA_SIM_API cudaError_t cudaGetLastError(void) {
   Simulator &Sim = Simulator::get();
   std::lock_guard<std::mutex> Lock(Sim.Mutex);
-  cudaError_t Error = LastError;
+  cudaError_t Error = Sim.isUnloading() ? cudaErrorCudartUnloading : LastError;
   LastError = cudaSuccess;
   Sim.trace("cudaGetLastError() -> %s", errorName(Error));
   return Error;
@@ -142,8 +143,9 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaGetLastError(void) {
 ETCOPY_CUDA_SIM_API cudaError_t cudaPeekAtLastError(void) {
   Simulator &Sim = Simulator::get();
   std::lock_guard<std::mutex> Lock(Sim.Mutex);
-  Sim.trace("cudaPeekAtLastError() -> %s", errorName(LastError));
-  return LastError;
+  cudaError_t Error = Sim.isUnloading() ? cudaErrorCudartUnloading : LastError;
+  Sim.trace("cudaPeekAtLastError() -> %s", errorName(Error));
+  return Error;
 }
 
 ETCOPY_CUDA_SIM_API const char *cudaGetErrorName(cudaError_t error) {

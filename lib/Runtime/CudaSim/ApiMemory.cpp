@@ -16,9 +16,12 @@ using namespace etcopy::cudasim;
 // Memory management
 //===----------------------------------------------------------------------===//
 
-/// The "-> 0x..." part of an allocation trace.
+/// The "-> 0x..." part of an allocation trace; a request of 0 bytes writes
+/// nothing.
 static std::string allocationResult(Simulator &Sim, cudaError_t Error,
-                                    void **Out) {
+                                    void **Out, size_t Size) {
+  if (Error == cudaSuccess && Size == 0)
+    return Sim.result(Error, "nothing written (0 bytes)");
   return Sim.result(Error, Error == cudaSuccess && Out ? hex(*Out) : "");
 }
 
@@ -30,7 +33,7 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaMalloc(void **devPtr, size_t size) {
     Error = Sim.allocate("cudaMalloc", devPtr, size, MemKind::Device,
                          CurrentDevice);
   Sim.trace("cudaMalloc(%zu bytes, cuda:%d)%s", size, CurrentDevice,
-            allocationResult(Sim, Error, devPtr).c_str());
+            allocationResult(Sim, Error, devPtr, size).c_str());
   return Sim.finish(EntryPoint::cudaMalloc, Error);
 }
 
@@ -50,7 +53,7 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaMallocAsync(void **devPtr, size_t size,
                                  Sim.currentPool(S->Device));
   Sim.trace("cudaMallocAsync(%zu bytes, stream=%s)%s", size,
             Sim.streamLabel(hStream).c_str(),
-            allocationResult(Sim, Error, devPtr).c_str());
+            allocationResult(Sim, Error, devPtr, size).c_str());
   return Sim.finish(EntryPoint::cudaMallocAsync, Error);
 }
 
@@ -69,7 +72,7 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaMallocManaged(void **devPtr, size_t size,
     Error = Sim.allocate("cudaMallocManaged", devPtr, size, MemKind::Managed,
                          CurrentDevice);
   Sim.trace("cudaMallocManaged(%zu bytes, flags=%u, cuda:%d)%s", size, flags,
-            CurrentDevice, allocationResult(Sim, Error, devPtr).c_str());
+            CurrentDevice, allocationResult(Sim, Error, devPtr, size).c_str());
   return Sim.finish(EntryPoint::cudaMallocManaged, Error);
 }
 
@@ -98,7 +101,7 @@ static cudaError_t allocatePinned(EntryPoint Which, void **Ptr, size_t Size,
                               ? format(", flags=%u", Flags)
                               : std::string();
   Sim.trace("%s(%zu bytes%s)%s", Api, Size, FlagsText.c_str(),
-            allocationResult(Sim, Error, Ptr).c_str());
+            allocationResult(Sim, Error, Ptr, Size).c_str());
   return Sim.finish(Which, Error);
 }
 
@@ -117,12 +120,17 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaFree(void *devPtr) {
   std::lock_guard<std::mutex> Lock(Sim.Mutex);
   cudaError_t Error = Sim.enterRuntime(EntryPoint::cudaFree);
   Allocation *A = nullptr;
+  // cudaFree(0) is documented as a no-op.
   if (Error == cudaSuccess && devPtr &&
       (Error = Sim.checkFree(FreeApi::Free, devPtr, A)) == cudaSuccess) {
-    // cudaFree synchronises the device before releasing the memory.
+    // cudaFree may synchronise the device before releasing the memory, but
+    // not for memory from cudaMallocAsync: work still queued on it then
+    // finds it freed when it executes.
     DrainContext Ctx("cudaFree");
-    Sim.drainDevice(A->Device, /*BlockingOnly=*/false, Ctx);
-    Sim.waitUntil(Sim.deviceIdleAt(A->Device));
+    if (strcmp(A->Allocator, "cudaMallocAsync") != 0) {
+      Sim.drainDevice(A->Device, /*BlockingOnly=*/false, Ctx);
+      Sim.waitUntil(Sim.deviceIdleAt(A->Device));
+    }
     Sim.release(*A, "cudaFree", 0);
     ++Sim.Stats.Frees;
     Error = Ctx.Error;
@@ -139,6 +147,13 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaFreeAsync(void *devPtr,
   Stream *S = Error == cudaSuccess
                   ? Sim.lookupStream("cudaFreeAsync", hStream, Error)
                   : nullptr;
+  // Unlike cudaFree's, cudaFreeAsync's documentation makes no exception for
+  // a null pointer.
+  if (S && !devPtr)
+    Error = Sim.fail("cudaFreeAsync", cudaErrorInvalidValue,
+                     "invalid pointer: devPtr is null; the simulator rejects "
+                     "it (cudaFree documents a null pointer as a no-op, "
+                     "cudaFreeAsync does not)");
   Allocation *A = nullptr;
   if (S && devPtr &&
       (Error = Sim.checkFree(FreeApi::FreeAsync, devPtr, A)) == cudaSuccess) {
@@ -164,6 +179,12 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaFreeHost(void *ptr) {
   Simulator &Sim = Simulator::get();
   std::lock_guard<std::mutex> Lock(Sim.Mutex);
   cudaError_t Error = Sim.enterRuntime(EntryPoint::cudaFreeHost);
+  // The documentation makes no exception for a null pointer.
+  if (Error == cudaSuccess && !ptr)
+    Error = Sim.fail("cudaFreeHost", cudaErrorInvalidValue,
+                     "invalid pointer: ptr is null; the simulator rejects it "
+                     "(cudaFree documents a null pointer as a no-op, "
+                     "cudaFreeHost does not)");
   Allocation *A = nullptr;
   if (Error == cudaSuccess && ptr &&
       (Error = Sim.checkFree(FreeApi::FreeHost, ptr, A)) == cudaSuccess) {
@@ -212,8 +233,9 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaHostGetDevicePointer(void **pDevice,
   cudaError_t Error = Sim.enterOnDevice(EntryPoint::cudaHostGetDevicePointer);
   if (Error == cudaSuccess)
     Error = Sim.getDevicePointer(pDevice, pHost, flags);
+  std::string Mapped = Error == cudaSuccess ? hex(*pDevice) : std::string();
   Sim.trace("cudaHostGetDevicePointer(%s, flags=%u)%s", hex(pHost).c_str(),
-            flags, allocationResult(Sim, Error, pDevice).c_str());
+            flags, Sim.result(Error, Mapped).c_str());
   return Sim.finish(EntryPoint::cudaHostGetDevicePointer, Error);
 }
 

@@ -4,9 +4,10 @@
 // error names, the reporting of failed calls and the ETCOPY_CUDA_SIM_TRACE
 // lines, the counting of every entry point call that ETCOPY_CUDA_SIM_FAIL uses
 // to inject failures, the end of a call (last error and host latency), and the
-// checks that run when the library is unloaded: queued work never
-// synchronised, leaked streams, events, registrations and allocations, and the
-// ETCOPY_CUDA_SIM_STATS lines.
+// exit handler that, like libcudart's, runs at exit (or dlclose) and leaves the
+// runtime unloading: the checks of queued work never synchronised, leaked
+// streams, events, registrations and allocations, and the ETCOPY_CUDA_SIM_STATS
+// lines.
 //
 //===----------------------------------------------------------------------===//
 
@@ -227,6 +228,8 @@ const char *driverErrorName(int Result) {
     return "CUDA_SUCCESS";
   case CUDA_ERROR_INVALID_VALUE:
     return "CUDA_ERROR_INVALID_VALUE";
+  case CUDA_ERROR_DEINITIALIZED:
+    return "CUDA_ERROR_DEINITIALIZED";
   case CUDA_ERROR_NO_DEVICE:
     return "CUDA_ERROR_NO_DEVICE";
   case CUDA_ERROR_INVALID_HANDLE:
@@ -250,6 +253,8 @@ cudaError_t Simulator::fail(const char *Api, cudaError_t Code, const char *Fmt,
 /// ETCOPY_CUDA_SIM_FAIL selects it, else 0. Allocations are numbered later,
 /// by allocate(), once their arguments are known to be valid.
 int Simulator::enter(EntryPoint Which) {
+  if (Unloading)
+    return failUnloading(Which);
   const EntryPointInfo &Info = entryPointInfo(Which);
   ++Stats.EntryPointCalls[size_t(Which)];
   uint64_t Any = ++Stats.AnyCalls;
@@ -275,6 +280,23 @@ int Simulator::enter(EntryPoint Which) {
        Info.Name, Call.c_str(), Error, Fault->Variable,
        Cfg.faultText(*Fault).c_str());
   return Info.InjectedError;
+}
+
+/// Once the exit handler has run, every call fails as libcudart's do after
+/// its own exit handler tore the runtime down (the driver functions as the
+/// driver's do once deinitialised). Such calls are not counted: the
+/// statistics were printed already.
+int Simulator::failUnloading(EntryPoint Which) {
+  const EntryPointInfo &Info = entryPointInfo(Which);
+  bool Driver = isDriverEntryPoint(Which);
+  emit("error",
+       "%s: the CUDA runtime is unloading: the call came after the "
+       "simulator's exit handler (registered at its first call, as libcudart "
+       "does); release CUDA resources from an exit handler registered after "
+       "the first CUDA call, not from a static destructor (%s)",
+       Info.Name,
+       Driver ? "CUDA_ERROR_DEINITIALIZED" : "cudaErrorCudartUnloading");
+  return Driver ? int(CUDA_ERROR_DEINITIALIZED) : int(cudaErrorCudartUnloading);
 }
 
 const FaultSpec *Simulator::findFault(bool AnyKind, CallKind Kind,
@@ -380,6 +402,8 @@ void Simulator::runExitChecks() {
   if (ExitChecksDone)
     return;
   ExitChecksDone = true;
+  // Whatever the checks find, the runtime is gone after them.
+  Unloading = true;
 
   // Work still queued was never synchronised, so its effects were never
   // observed. Copies and memsets are dropped (their host buffers may already
@@ -490,19 +514,25 @@ void Simulator::runExitChecks() {
     fflush(nullptr);
     _exit(1);
   }
-  // This library may be unloaded after this point.
-  restoreFaultHandlers();
+}
+
+void Simulator::runExitHandler(void *) {
+  if (Simulator *Sim = getIfCreated())
+    Sim->runExitChecks();
 }
 
 namespace {
 
-/// Runs when the library is unloaded or, for a library loaded at startup,
-/// from _dl_fini after every atexit handler and static destructor of the
-/// program: late enough that memory freed by those is not reported as
-/// leaked.
+/// Runs when the library is unloaded: at exit after every exit handler and
+/// static destructor, or at dlclose after the exit handler (which
+/// __cxa_finalize runs first). The checks have normally run by then; this
+/// catches a simulator whose exit handler could not be registered. The
+/// fault handlers stay until here, so that a late host access to device
+/// memory is still reported.
 __attribute__((destructor)) void runExitChecksAtUnload() {
   if (Simulator *Sim = Simulator::getIfCreated())
     Sim->runExitChecks();
+  restoreFaultHandlers();
 }
 
 } // namespace

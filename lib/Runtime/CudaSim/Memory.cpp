@@ -224,10 +224,19 @@ cudaError_t Simulator::allocate(const char *Api, void **Out, size_t Size,
   if (!Out)
     return fail(Api, cudaErrorInvalidValue,
                 "invalid argument: the result pointer is null");
-  *Out = nullptr;
-  // Like libcudart, a zero-byte request succeeds and yields a null pointer.
-  if (Size == 0)
+  if (Size == 0) {
+    // Documented for cudaMallocManaged only.
+    if (Kind == MemKind::Managed)
+      return fail(Api, cudaErrorInvalidValue,
+                  "invalid argument: size is 0; cudaMallocManaged rejects "
+                  "requests of 0 bytes");
+    // The others succeed (cudaMallocAsync on an H200; cudaMalloc and
+    // cudaMallocHost as reported publicly), but whether they write the
+    // result is undocumented, and some CUDA versions leave it unchanged:
+    // so does the simulator.
     return cudaSuccess;
+  }
+  *Out = nullptr;
 
   uint64_t Ordinal = 0;
   if (Kind != MemKind::PinnedHost) {
@@ -420,6 +429,41 @@ cudaError_t Simulator::checkRange(const char *Api, const char *Role,
   return cudaSuccess;
 }
 
+/// Checks that a host range [Address, Address + Extent) is either wholly
+/// inside one cudaHostRegister range or outside all of them: CUDA's copy
+/// functions reject memory regions that span registered and unregistered
+/// memory with cudaErrorInvalidValue. A range over two adjacent
+/// registrations is rejected too (stricter: CUDA tracks them separately).
+cudaError_t Simulator::checkRegisteredSpan(const char *Api, const char *Role,
+                                           uintptr_t Address,
+                                           const PtrInfo &Info,
+                                           size_t Extent) {
+  uintptr_t End = 0;
+  if (__builtin_add_overflow(Address, Extent, &End))
+    End = UINTPTR_MAX;
+  if (Info.Class == PtrClass::Registered) {
+    if (Extent <= Info.RangeSize - Info.Offset)
+      return cudaSuccess;
+    return fail(Api, cudaErrorInvalidValue,
+                "invalid pointer: %s %s + %zu bytes runs past the end of the "
+                "registered range %s + %zu bytes; CUDA rejects copies of "
+                "memory that is partly registered",
+                Role, hex(Address).c_str(), Extent,
+                hex(Address - Info.Offset).c_str(), Info.RangeSize);
+  }
+  if (Info.Class != PtrClass::Pageable)
+    return cudaSuccess;
+  auto Next = Registrations.upper_bound(Address);
+  if (Next == Registrations.end() || Next->first >= End)
+    return cudaSuccess;
+  return fail(Api, cudaErrorInvalidValue,
+              "invalid pointer: %s %s + %zu bytes (pageable host memory) runs "
+              "into the registered range %s + %zu bytes; CUDA rejects copies "
+              "of memory that is partly registered",
+              Role, hex(Address).c_str(), Extent, hex(Next->first).c_str(),
+              Next->second.Size);
+}
+
 namespace {
 
 /// Returns the bytes spanned by Height rows of Width bytes Pitch apart, or
@@ -476,6 +520,12 @@ cudaError_t Simulator::checkCopy(const char *Api, Op &O) {
     if (cudaError_t Error =
             checkRange(Api, "src", O.Src, SrcInfo, SrcExtent, SrcShape))
       return Error;
+  if (cudaError_t Error =
+          checkRegisteredSpan(Api, "dst", O.Dst, DstInfo, DstExtent))
+    return Error;
+  if (cudaError_t Error =
+          checkRegisteredSpan(Api, "src", O.Src, SrcInfo, SrcExtent))
+    return Error;
 
   bool Ok = true;
   switch (O.CopyKind) {
@@ -512,7 +562,7 @@ cudaError_t Simulator::checkCopy(const char *Api, Op &O) {
 
   O.DstAlloc = DstInfo.Class == PtrClass::Owned ? DstInfo.Alloc : nullptr;
   O.SrcAlloc = SrcInfo.Class == PtrClass::Owned ? SrcInfo.Alloc : nullptr;
-  O.Path = copyPath(DstInfo, DstExtent, SrcInfo, SrcExtent);
+  O.Path = copyPath(DstInfo, SrcInfo);
   return cudaSuccess;
 }
 
@@ -522,7 +572,7 @@ namespace {
 /// (device or managed) on Device.
 enum class CopySide : uint8_t { Pageable, Pinned, Device };
 
-CopySide copySide(const PtrInfo &Info, size_t Extent, int &Device) {
+CopySide copySide(const PtrInfo &Info, int &Device) {
   switch (Info.Class) {
   case PtrClass::Owned:
     if (Info.Alloc->Kind == MemKind::PinnedHost)
@@ -530,9 +580,8 @@ CopySide copySide(const PtrInfo &Info, size_t Extent, int &Device) {
     Device = Info.Alloc->Device;
     return CopySide::Device;
   case PtrClass::Registered:
-    // Only a copy wholly inside the registered range can use it directly.
-    return Extent <= Info.RangeSize - Info.Offset ? CopySide::Pinned
-                                                  : CopySide::Pageable;
+    // checkRegisteredSpan made sure the copy lies wholly inside the range.
+    return CopySide::Pinned;
   case PtrClass::Null:
   case PtrClass::Pageable:
     break;
@@ -543,12 +592,12 @@ CopySide copySide(const PtrInfo &Info, size_t Extent, int &Device) {
 } // namespace
 
 /// The path of a checked copy; the allocations of both sides are known to
-/// be live and to contain the extents.
-CopyPath Simulator::copyPath(const PtrInfo &Dst, size_t DstExtent,
-                             const PtrInfo &Src, size_t SrcExtent) const {
+/// be live and to contain the extents, and registered ranges to contain
+/// them.
+CopyPath Simulator::copyPath(const PtrInfo &Dst, const PtrInfo &Src) const {
   int DstDevice = 0, SrcDevice = 0;
-  CopySide To = copySide(Dst, DstExtent, DstDevice);
-  CopySide From = copySide(Src, SrcExtent, SrcDevice);
+  CopySide To = copySide(Dst, DstDevice);
+  CopySide From = copySide(Src, SrcDevice);
   if (From != CopySide::Device && To != CopySide::Device)
     return CopyPath::HostToHost;
   if (From != CopySide::Device)
@@ -612,8 +661,19 @@ Simulator::snapshotSource(const Op &O) const {
   return std::make_shared<const std::vector<char>>(Src, Src + O.Width);
 }
 
-/// Validates a memset at enqueue time. O must have a non-zero Width.
-cudaError_t Simulator::checkMemset(const char *Api, Op &O) {
+/// Validates a memset at enqueue time, queued on S (null for cudaMemset,
+/// which runs on the current device). O must have a non-zero Width.
+cudaError_t Simulator::checkMemset(const char *Api, Op &O, const Stream *S) {
+  // CUDA promises that copies work on a stream of another device and that
+  // kernel launches fail there; it says nothing of memsets, so the
+  // simulator requires the current device's streams, and that device's
+  // memory (or managed memory).
+  int Device = S ? S->Device : CurrentDevice;
+  if (Device != CurrentDevice)
+    return fail(Api, cudaErrorInvalidResourceHandle,
+                "stream %s belongs to cuda:%d but cuda:%d is current; the "
+                "simulator runs memsets only on the current device's streams",
+                streamName(*S).c_str(), Device, CurrentDevice);
   if (O.Dst == 0)
     return fail(Api, cudaErrorInvalidValue,
                 "invalid pointer: dst is null in a memset of %zu bytes",
@@ -631,6 +691,12 @@ cudaError_t Simulator::checkMemset(const char *Api, Op &O) {
                 "invalid pointer: dst %s is %s; %s needs device or managed "
                 "memory",
                 hex(O.Dst).c_str(), describe(Info).c_str(), Api);
+  if (Info.Alloc->Kind == MemKind::Device && Info.Alloc->Device != Device)
+    return fail(Api, cudaErrorInvalidValue,
+                "invalid pointer: dst %s is %s but the memset runs on "
+                "cuda:%d; the simulator sets only the memory of the device "
+                "the memset runs on",
+                hex(O.Dst).c_str(), describe(Info).c_str(), Device);
   O.DstAlloc = Info.Alloc;
   return cudaSuccess;
 }

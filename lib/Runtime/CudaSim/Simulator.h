@@ -663,7 +663,10 @@ inline thread_local cudaError_t LastError = cudaSuccess;
 //===----------------------------------------------------------------------===//
 
 /// All simulator state, guarded by Mutex. Created on first use and never
-/// destroyed, so late calls from other libraries' exit handlers still work.
+/// destroyed. Like libcudart, whose initialisation registers an exit handler
+/// that tears the runtime down, creating it registers an exit handler
+/// (runExitHandler) that runs the exit checks and then makes the runtime
+/// unloading: every later call fails with cudaErrorCudartUnloading.
 class Simulator {
 public:
   static Simulator &get();
@@ -671,6 +674,9 @@ public:
   static Simulator *getIfCreated() {
     return Instance.load(std::memory_order_acquire);
   }
+  /// The exit handler registered when the simulator is created; it also
+  /// runs when a dlopen'ed simulator is dlclose'd.
+  static void runExitHandler(void *);
 
   std::mutex Mutex;
   Config Cfg;
@@ -693,7 +699,11 @@ public:
   }
   const FaultSpec *findFault(bool AnyKind, CallKind Kind,
                              uint64_t Ordinal) const;
+  /// Runs the exit checks once, then makes the runtime unloading.
   void runExitChecks();
+  /// Fails a call made while the runtime is unloading.
+  int failUnloading(EntryPoint Which);
+  bool isUnloading() const { return Unloading; }
   void printStatistics();
   void printCallStatistics();
   void printModelStatistics();
@@ -736,12 +746,14 @@ public:
   cudaError_t checkRange(const char *Api, const char *Role, uintptr_t Address,
                          const PtrInfo &Info, size_t Extent,
                          const std::string &Shape);
+  cudaError_t checkRegisteredSpan(const char *Api, const char *Role,
+                                  uintptr_t Address, const PtrInfo &Info,
+                                  size_t Extent);
   cudaError_t checkCopy(const char *Api, Op &O);
   cudaError_t checkPeerCopy(const char *Api, Op &O);
-  cudaError_t checkMemset(const char *Api, Op &O);
+  cudaError_t checkMemset(const char *Api, Op &O, const Stream *S);
   std::shared_ptr<const std::vector<char>> snapshotSource(const Op &O) const;
-  CopyPath copyPath(const PtrInfo &Dst, size_t DstExtent, const PtrInfo &Src,
-                    size_t SrcExtent) const;
+  CopyPath copyPath(const PtrInfo &Dst, const PtrInfo &Src) const;
   void countCopy(const Op &O);
   cudaError_t registerHostMemory(void *Pointer, size_t Size, unsigned Flags);
   cudaError_t unregisterHostMemory(void *Pointer);
@@ -827,6 +839,10 @@ private:
   uintptr_t ArenaNext = 0;
   size_t PageSize = 4096;
   bool ExitChecksDone = false;
+  /// Set by the exit handler after the exit checks: from then on every
+  /// entry point fails with cudaErrorCudartUnloading, as libcudart's do
+  /// once its own exit handler has torn it down.
+  bool Unloading = false;
 };
 
 } // namespace etcopy::cudasim

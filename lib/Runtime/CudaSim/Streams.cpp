@@ -23,12 +23,31 @@ namespace etcopy::cudasim {
 
 std::atomic<Simulator *> Simulator::Instance{nullptr};
 
+} // namespace etcopy::cudasim
+
+// The handle of this library, so that its exit handler also runs when a
+// dlopen'ed simulator is dlclose'd, and the registration function behind
+// atexit.
+extern "C" void *__dso_handle __attribute__((visibility("hidden")));
+extern "C" int __cxa_atexit(void (*Function)(void *), void *Argument,
+                            void *Dso);
+
+namespace etcopy::cudasim {
+
 Simulator &Simulator::get() {
-  // Never destroyed: a static destructor could run before other code that
-  // still calls into the runtime at exit.
+  // Never destroyed, so that calls made after the exit handler (from static
+  // destructors, other libraries' exit handlers) find an unloading runtime
+  // rather than a destroyed one.
   static Simulator *Sim = [] {
     Simulator *Created = new Simulator();
     Instance.store(Created, std::memory_order_release);
+    // As libcudart does when it initialises. Exit handlers and the
+    // destructors of C++ statics run in the reverse order of their
+    // registration, and destructor functions after all of them: what a
+    // program registers once the runtime is initialised is released while
+    // the runtime is alive; earlier statics and destructor functions come
+    // too late.
+    __cxa_atexit(&Simulator::runExitHandler, nullptr, &__dso_handle);
     return Created;
   }();
   return *Sim;

@@ -85,12 +85,15 @@ int main(void) {
   // CHECK-NEXT: stream -> cudaSuccess
   // CHECK-NEXT: snapshot: 10, stream order: 21
 
-  // Empty copies are no-ops whatever their pointers.
+  // A copy of 0 bytes fails the whole batch, as on an H200 (CUDA 13.0),
+  // where a 0-byte copy between the null pointers of cudaMallocAsync(0)
+  // made cudaMemcpyBatchAsync return cudaErrorInvalidValue.
   void *Nulls[2] = {NULL, DevA};
   const void *NullSrc[2] = {NULL, A};
   size_t EmptyFirst[2] = {0, sizeof(A)};
   report("empty", cudaMemcpyBatchAsync(Nulls, NullSrc, EmptyFirst, 2, &Stream, &Zero, 1, S));
-  // CHECK-NEXT: empty -> cudaSuccess
+  // CHECK-NEXT: error: cudaMemcpyBatchAsync: copy 0: empty copy: sizes[0] is 0 (dst 0x0, src 0x0); CUDA rejects a batch that holds a copy of 0 bytes
+  // CHECK-NEXT: empty -> cudaErrorInvalidValue
 
   // The stream: not the legacy default stream, and a live handle.
   report("null stream", cudaMemcpyBatchAsync(Up, UpSrc, Sizes, 2, &Stream, &Zero, 1, 0));
@@ -209,10 +212,10 @@ int main(void) {
   cudaStreamDestroy(Other);
   return 0;
 }
-// Six of the 26 batches were accepted, with nine non-empty copies between
-// them; `copies` counts them with the four cudaMemcpy calls.
-// CHECK: etcopy-cuda-sim: stats: streams_created=2 streams_destroyed=2 syncs=5 copies=13 allocs=4 frees=4
-// CHECK-NEXT: etcopy-cuda-sim: stats: copies: {{.*}} batches=6 batch_copies=9
+// Five of the 26 batches were accepted, with eight copies between them;
+// `copies` counts them with the four cudaMemcpy calls.
+// CHECK: etcopy-cuda-sim: stats: streams_created=2 streams_destroyed=2 syncs=5 copies=12 allocs=4 frees=4
+// CHECK-NEXT: etcopy-cuda-sim: stats: copies: {{.*}} batches=5 batch_copies=8
 // CHECK-NEXT: etcopy-cuda-sim: stats: calls: any=47 alloc=4 free=4 copy=4 batch=26 memset=0
 
 // An injected failure queues nothing: the first upload never happens.

@@ -133,8 +133,9 @@ int main(void) {
   // CHECK-NEXT: d16: cd ab ... cd ab, then a5
   // CHECK-NEXT: d8: 5a 5a 5a a5
 
-  // Checks: alignment, bounds in elements, memory kind, stream; errors are
-  // CUresult codes and do not set the runtime's last error.
+  // Checks: alignment, bounds in elements, memory kind, stream, and no
+  // empty memsets; errors are CUresult codes and do not set the runtime's
+  // last error.
   report("d32 misaligned", D32(P + 2, 0, 1, S));
   report("d16 misaligned", D16(P + 1, 0, 1, S));
   report("d32 out of bounds", D32(P, 0, 17, S));
@@ -163,8 +164,9 @@ int main(void) {
   // CHECK-NEXT: error: cuMemsetD8Async: invalid stream handle 0x1234 (not created by cudaStreamCreate or cudaStreamCreateWithFlags)
   // TRACE: trace: cuMemsetD8Async({{.*}}, stream=0x1234) -> CUDA_ERROR_INVALID_HANDLE
   // CHECK-NEXT: d8 bad stream -> 400 (last error cudaSuccess)
-  // TRACE: trace: cuMemsetD32Async(dst=0x{{[0-9a-f]+}}, value=0x0, 0 elements, stream=S1)
-  // CHECK-NEXT: d32 nothing -> 0 (last error cudaSuccess)
+  // CHECK-NEXT: error: cuMemsetD32Async: empty memset: N is 0; the simulator rejects memsets of 0 elements (undocumented for cuMemsetD32Async)
+  // TRACE: trace: cuMemsetD32Async(dst=0x{{[0-9a-f]+}}, value=0x0, 0 elements, stream=S1) -> CUDA_ERROR_INVALID_VALUE
+  // CHECK-NEXT: d32 nothing -> 1 (last error cudaSuccess)
   // TRACE: trace: cuMemsetD8Async({{.*}}, 1 elements, stream=S0)
   // CHECK-NEXT: d8 legacy stream -> 0 (last error cudaSuccess)
   // CHECK-NEXT: last byte: 7

@@ -139,7 +139,8 @@ int main(void) {
   // CHECK: bad ordinal -> cudaErrorInvalidDevice
   // CHECK: error: cudaMemcpyPeer: out-of-bounds: dst 0x[[DEV1]] + 17 bytes (offset 0) exceeds the 16-byte device allocation 0x[[DEV1]] on cuda:1
   // CHECK: out of bounds -> cudaErrorInvalidValue
-  // CHECK: empty -> cudaSuccess
+  // CHECK: error: cudaMemcpyPeer: empty copy: count is 0; the simulator rejects copies of 0 bytes (undocumented for cudaMemcpyPeer; cudaMemcpyBatchAsync rejects them)
+  // CHECK: empty -> cudaErrorInvalidValue
   // CHECK: trace: cudaMemcpyPeer(dst=0x[[DEV0]], dstDevice=0, src=0x{{[0-9a-f]+}}, srcDevice=0, 8 bytes) [d2d]
   // CHECK-NEXT: same device -> cudaSuccess
   // CHECK: error: cudaMemcpyPeerAsync: invalid stream handle 0x99

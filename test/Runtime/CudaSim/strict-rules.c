@@ -1,0 +1,254 @@
+// The simulator rejects what CUDA 13 rejects and, where CUDA's behaviour is
+// undocumented, is the stricter one. One case per rule of the table
+// "Rules and their sources" in docs/CudaSimulator.md, named as there; each
+// case prints the call's result, after the simulator's error line if it
+// fails. (Batch attribute rules are in batch.c, driver memsets in
+// driver-memset.c, teardown at exit in exit-teardown.c.)
+
+// RUN: %cc %s -I%cuda_sim_include -o %t %etcopy_cuda_sim -Wl,-rpath,%etcopy_lib_dir
+// RUN: env ETCOPY_CUDA_SIM_DEVICES=2 %t 2>&1 | FileCheck %s --implicit-check-not=etcopy-cuda-sim
+
+#include "CudaRuntimeSubset.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void rule(const char *Name, cudaError_t Status) {
+  printf("%s -> %s\n", Name, cudaGetErrorName(Status));
+}
+
+static struct cudaMemcpyAttributes StreamOrder;
+static size_t First = 0;
+
+/// A batch of one copy with one attribute.
+static cudaError_t batchOf(void *Dst, const void *Src, size_t Size,
+                           cudaStream_t S) {
+  size_t Sizes[1] = {Size};
+  return cudaMemcpyBatchAsync(&Dst, &Src, Sizes, 1, &StreamOrder, &First, 1, S);
+}
+
+int main(void) {
+  StreamOrder.srcAccessOrder = cudaMemcpySrcAccessOrderStream;
+  char Host[64] = {0};
+  char *Dev = NULL, *Dev1 = NULL, *Pinned = NULL, *Async = NULL;
+  cudaStream_t S, S1, Destroyed;
+  cudaEvent_t E, E1;
+  if (cudaMalloc((void **)&Dev, 64) != cudaSuccess ||
+      cudaMallocHost((void **)&Pinned, 64) != cudaSuccess ||
+      cudaStreamCreate(&S) != cudaSuccess ||
+      cudaStreamCreate(&Destroyed) != cudaSuccess ||
+      cudaStreamDestroy(Destroyed) != cudaSuccess ||
+      cudaEventCreate(&E) != cudaSuccess || cudaSetDevice(1) != cudaSuccess ||
+      cudaMalloc((void **)&Dev1, 64) != cudaSuccess ||
+      cudaStreamCreate(&S1) != cudaSuccess ||
+      cudaEventCreate(&E1) != cudaSuccess || cudaSetDevice(0) != cudaSuccess)
+    return 2;
+
+  // --- cudaMemcpyBatchAsync --------------------------------------------
+  // batch-empty-copy: the H200's case, 0 bytes between null pointers, and
+  // the same with real pointers.
+  void *Dsts[2] = {Dev, NULL};
+  const void *Srcs[2] = {Host, NULL};
+  size_t Sizes[2] = {16, 0};
+  rule("batch-empty-copy null",
+       cudaMemcpyBatchAsync(Dsts, Srcs, Sizes, 2, &StreamOrder, &First, 1, S));
+  rule("batch-empty-copy", batchOf(Dev, Host, 0, S));
+  // CHECK: etcopy-cuda-sim: error: cudaMemcpyBatchAsync: copy 1: empty copy: sizes[1] is 0 (dst 0x0, src 0x0); CUDA rejects a batch that holds a copy of 0 bytes
+  // CHECK-NEXT: batch-empty-copy null -> cudaErrorInvalidValue
+  // CHECK-NEXT: etcopy-cuda-sim: error: cudaMemcpyBatchAsync: copy 0: empty copy: sizes[0] is 0 (dst 0x{{[0-9a-f]+}}, src 0x{{[0-9a-f]+}}); CUDA rejects a batch that holds a copy of 0 bytes
+  // CHECK-NEXT: batch-empty-copy -> cudaErrorInvalidValue
+
+  // batch-null-pointer
+  rule("batch-null-pointer", batchOf(NULL, Host, 16, S));
+  // CHECK-NEXT: etcopy-cuda-sim: error: cudaMemcpyBatchAsync: copy 0: invalid pointer: dst is null in a copy of 16 bytes
+  // CHECK-NEXT: batch-null-pointer -> cudaErrorInvalidValue
+
+  // batch-legacy-stream; cudaStreamPerThread is not the legacy stream.
+  rule("batch-legacy-stream", batchOf(Dev, Host, 16, 0));
+  rule("batch-legacy-stream per-thread",
+       batchOf(Dev, Host, 16, cudaStreamPerThread));
+  // CHECK-NEXT: etcopy-cuda-sim: error: cudaMemcpyBatchAsync: invalid stream: the legacy default stream cannot be used; pass a created stream or cudaStreamPerThread
+  // CHECK-NEXT: batch-legacy-stream -> cudaErrorInvalidValue
+  // CHECK-NEXT: batch-legacy-stream per-thread -> cudaSuccess
+
+  // batch-count
+  rule("batch-count", cudaMemcpyBatchAsync(Dsts, Srcs, Sizes, 0, &StreamOrder,
+                                           &First, 1, S));
+  // CHECK-NEXT: etcopy-cuda-sim: error: cudaMemcpyBatchAsync: invalid argument: count is 0
+  // CHECK-NEXT: batch-count -> cudaErrorInvalidValue
+
+  // batch-dependent-copies: copy 1 reads what copy 0 writes.
+  void *Chain[2] = {Dev, Dev + 32};
+  const void *ChainSrc[2] = {Host, Dev};
+  size_t Sixteen[2] = {16, 16};
+  rule("batch-dependent-copies",
+       cudaMemcpyBatchAsync(Chain, ChainSrc, Sixteen, 2, &StreamOrder, &First,
+                            1, S));
+  // CHECK-NEXT: etcopy-cuda-sim: error: cudaMemcpyBatchAsync: dependent copies: copy 0 writes 0x{{[0-9a-f]+}} + 16 bytes, which copy 1 reads at 0x{{[0-9a-f]+}} + 16 bytes; copies of one batch are not ordered
+  // CHECK-NEXT: batch-dependent-copies -> cudaErrorInvalidValue
+
+  // --- Copies ------------------------------------------------------------
+  // empty-copy, for every copy function.
+  rule("empty-copy cudaMemcpy", cudaMemcpy(Dev, Host, 0, cudaMemcpyDefault));
+  rule("empty-copy cudaMemcpyAsync",
+       cudaMemcpyAsync(NULL, NULL, 0, cudaMemcpyHostToDevice, S));
+  rule("empty-copy cudaMemcpy2DAsync width",
+       cudaMemcpy2DAsync(Dev, 16, Host, 16, 0, 2, cudaMemcpyHostToDevice, S));
+  rule("empty-copy cudaMemcpy2D height",
+       cudaMemcpy2D(Dev, 16, Host, 16, 16, 0, cudaMemcpyHostToDevice));
+  rule("empty-copy cudaMemcpyPeerAsync",
+       cudaMemcpyPeerAsync(Dev1, 1, Dev, 0, 0, S));
+  // CHECK-NEXT: etcopy-cuda-sim: error: cudaMemcpy: empty copy: count is 0; the simulator rejects copies of 0 bytes (undocumented for cudaMemcpy; cudaMemcpyBatchAsync rejects them)
+  // CHECK-NEXT: empty-copy cudaMemcpy -> cudaErrorInvalidValue
+  // CHECK-NEXT: etcopy-cuda-sim: error: cudaMemcpyAsync: empty copy: count is 0
+  // CHECK-NEXT: empty-copy cudaMemcpyAsync -> cudaErrorInvalidValue
+  // CHECK-NEXT: etcopy-cuda-sim: error: cudaMemcpy2DAsync: empty copy: width is 0
+  // CHECK-NEXT: empty-copy cudaMemcpy2DAsync width -> cudaErrorInvalidValue
+  // CHECK-NEXT: etcopy-cuda-sim: error: cudaMemcpy2D: empty copy: height is 0
+  // CHECK-NEXT: empty-copy cudaMemcpy2D height -> cudaErrorInvalidValue
+  // CHECK-NEXT: etcopy-cuda-sim: error: cudaMemcpyPeerAsync: empty copy: count is 0
+  // CHECK-NEXT: empty-copy cudaMemcpyPeerAsync -> cudaErrorInvalidValue
+
+  // copy-kind and wrong-kind: a kind outside cudaMemcpyKind, and a kind
+  // that does not match the pointers (HostToDevice from device memory).
+  rule("copy-kind", cudaMemcpy(Dev, Host, 16, (enum cudaMemcpyKind)7));
+  rule("wrong-kind", cudaMemcpyAsync(Dev + 32, Dev, 16,
+                                     cudaMemcpyHostToDevice, S));
+  // CHECK-NEXT: etcopy-cuda-sim: error: cudaMemcpy: invalid copy kind 7
+  // CHECK-NEXT: copy-kind -> cudaErrorInvalidMemcpyDirection
+  // CHECK-NEXT: etcopy-cuda-sim: error: cudaMemcpyAsync: wrong copy kind: HostToDevice copy of 16 bytes from src 0x{{[0-9a-f]+}} (device memory on cuda:0) to dst 0x{{[0-9a-f]+}} (device memory on cuda:0)
+  // CHECK-NEXT: wrong-kind -> cudaErrorInvalidValue
+
+  // overlapping-copy
+  rule("overlapping-copy",
+       cudaMemcpyAsync(Dev + 8, Dev, 16, cudaMemcpyDeviceToDevice, S));
+  // CHECK-NEXT: etcopy-cuda-sim: error: cudaMemcpyAsync: overlapping copy: dst 0x{{[0-9a-f]+}} + 16 bytes overlaps src 0x{{[0-9a-f]+}} + 16 bytes
+  // CHECK-NEXT: overlapping-copy -> cudaErrorInvalidValue
+
+  // partly-registered: a host range of which only a part is registered.
+  char *Split = malloc(64);
+  if (!Split || cudaHostRegister(Split + 32, 32, 0) != cudaSuccess)
+    return 2;
+  rule("partly-registered",
+       cudaMemcpyAsync(Dev, Split + 16, 32, cudaMemcpyHostToDevice, S));
+  // CHECK-NEXT: etcopy-cuda-sim: error: cudaMemcpyAsync: invalid pointer: src 0x{{[0-9a-f]+}} + 32 bytes (pageable host memory) runs into the registered range 0x{{[0-9a-f]+}} + 32 bytes; CUDA rejects copies of memory that is partly registered
+  // CHECK-NEXT: partly-registered -> cudaErrorInvalidValue
+
+  // copy-other-device-stream: a copy may be queued on a stream of another
+  // device (here S1, of cuda:1, while cuda:0 is current).
+  rule("copy-other-device-stream",
+       cudaMemcpyAsync(Dev, Host, 16, cudaMemcpyHostToDevice, S1));
+  // CHECK-NEXT: copy-other-device-stream -> cudaSuccess
+
+  // --- Memsets -----------------------------------------------------------
+  rule("empty-memset cudaMemset", cudaMemset(Dev, 0, 0));
+  rule("empty-memset cudaMemsetAsync", cudaMemsetAsync(NULL, 0, 0, S));
+  // CHECK-NEXT: etcopy-cuda-sim: error: cudaMemset: empty memset: count is 0; the simulator rejects memsets of 0 bytes (undocumented for cudaMemset)
+  // CHECK-NEXT: empty-memset cudaMemset -> cudaErrorInvalidValue
+  // CHECK-NEXT: etcopy-cuda-sim: error: cudaMemsetAsync: empty memset: count is 0
+  // CHECK-NEXT: empty-memset cudaMemsetAsync -> cudaErrorInvalidValue
+
+  // memset-other-device: the stream, or the memory, of another device.
+  rule("memset-other-device stream", cudaMemsetAsync(Dev, 0, 16, S1));
+  rule("memset-other-device memory", cudaMemsetAsync(Dev1, 0, 16, S));
+  // CHECK-NEXT: etcopy-cuda-sim: error: cudaMemsetAsync: stream S3 belongs to cuda:1 but cuda:0 is current; the simulator runs memsets only on the current device's streams
+  // CHECK-NEXT: memset-other-device stream -> cudaErrorInvalidResourceHandle
+  // CHECK-NEXT: etcopy-cuda-sim: error: cudaMemsetAsync: invalid pointer: dst 0x{{[0-9a-f]+}} is device memory on cuda:1 but the memset runs on cuda:0; the simulator sets only the memory of the device the memset runs on
+  // CHECK-NEXT: memset-other-device memory -> cudaErrorInvalidValue
+
+  // --- Allocations and frees ---------------------------------------------
+  // empty-allocation: succeeds and writes nothing; cudaMallocManaged is
+  // documented to reject it.
+  void *Untouched = (void *)0x10;
+  rule("empty-allocation cudaMallocAsync", cudaMallocAsync(&Untouched, 0, S));
+  rule("empty-allocation cudaMalloc", cudaMalloc(&Untouched, 0));
+  rule("empty-allocation cudaMallocHost", cudaMallocHost(&Untouched, 0));
+  printf("result left: %p\n", Untouched);
+  rule("empty-allocation cudaMallocManaged",
+       cudaMallocManaged(&Untouched, 0, cudaMemAttachGlobal));
+  // CHECK-NEXT: empty-allocation cudaMallocAsync -> cudaSuccess
+  // CHECK-NEXT: empty-allocation cudaMalloc -> cudaSuccess
+  // CHECK-NEXT: empty-allocation cudaMallocHost -> cudaSuccess
+  // CHECK-NEXT: result left: 0x10
+  // CHECK-NEXT: etcopy-cuda-sim: error: cudaMallocManaged: invalid argument: size is 0; cudaMallocManaged rejects requests of 0 bytes
+  // CHECK-NEXT: empty-allocation cudaMallocManaged -> cudaErrorInvalidValue
+
+  // free-null: a no-op for cudaFree only.
+  rule("free-null cudaFree", cudaFree(NULL));
+  rule("free-null cudaFreeAsync", cudaFreeAsync(NULL, S));
+  rule("free-null cudaFreeHost", cudaFreeHost(NULL));
+  // CHECK-NEXT: free-null cudaFree -> cudaSuccess
+  // CHECK-NEXT: etcopy-cuda-sim: error: cudaFreeAsync: invalid pointer: devPtr is null; the simulator rejects it (cudaFree documents a null pointer as a no-op, cudaFreeAsync does not)
+  // CHECK-NEXT: free-null cudaFreeAsync -> cudaErrorInvalidValue
+  // CHECK-NEXT: etcopy-cuda-sim: error: cudaFreeHost: invalid pointer: ptr is null; the simulator rejects it (cudaFree documents a null pointer as a no-op, cudaFreeHost does not)
+  // CHECK-NEXT: free-null cudaFreeHost -> cudaErrorInvalidValue
+
+  // free-async-memory: cudaFree does not wait for work queued on memory
+  // from cudaMallocAsync, which then finds it freed.
+  if (cudaMallocAsync((void **)&Async, 16, S) != cudaSuccess)
+    return 2;
+  rule("free-async-memory queue",
+       cudaMemcpyAsync(Async, Pinned, 16, cudaMemcpyHostToDevice, S));
+  rule("free-async-memory free", cudaFree(Async));
+  rule("free-async-memory sync", cudaStreamSynchronize(S));
+  // CHECK-NEXT: free-async-memory queue -> cudaSuccess
+  // CHECK-NEXT: free-async-memory free -> cudaSuccess
+  // CHECK-NEXT: etcopy-cuda-sim: error: cudaStreamSynchronize: use after free: cudaMemcpyAsync(dst=0x{{[0-9a-f]+}}, src=0x{{[0-9a-f]+}}, 16 bytes, HostToDevice, stream=S1) writes dst 0x{{[0-9a-f]+}} in a 16-byte device allocation 0x{{[0-9a-f]+}} on cuda:0 that was freed (by cudaFree) before the operation executed
+  // CHECK-NEXT: free-async-memory sync -> cudaErrorIllegalAddress
+
+  // double-free
+  rule("double-free", cudaFree(Async));
+  // CHECK-NEXT: etcopy-cuda-sim: error: cudaFree: double free: 0x{{[0-9a-f]+}} was already freed (a 16-byte device allocation on cuda:0, freed by cudaFree)
+  // CHECK-NEXT: double-free -> cudaErrorInvalidValue
+
+  // --- Streams and events ------------------------------------------------
+  rule("stream-handle unknown", cudaStreamSynchronize((cudaStream_t)0x1234));
+  rule("stream-handle destroyed",
+       cudaMemcpyAsync(Dev, Host, 16, cudaMemcpyHostToDevice, Destroyed));
+  rule("stream-handle default", cudaStreamDestroy(0));
+  // CHECK-NEXT: etcopy-cuda-sim: error: cudaStreamSynchronize: invalid stream handle 0x1234 (not created by cudaStreamCreate or cudaStreamCreateWithFlags)
+  // CHECK-NEXT: stream-handle unknown -> cudaErrorInvalidResourceHandle
+  // CHECK-NEXT: etcopy-cuda-sim: error: cudaMemcpyAsync: invalid stream handle 0x{{[0-9a-f]+}} (S2 was destroyed by cudaStreamDestroy)
+  // CHECK-NEXT: stream-handle destroyed -> cudaErrorInvalidResourceHandle
+  // CHECK-NEXT: etcopy-cuda-sim: error: cudaStreamDestroy: the default stream cannot be destroyed
+  // CHECK-NEXT: stream-handle default -> cudaErrorInvalidResourceHandle
+
+  // stream-other-device: synchronising with, querying and freeing on a
+  // stream of another device are accepted (undocumented).
+  char *Async1 = NULL;
+  rule("stream-other-device allocate",
+       cudaMallocAsync((void **)&Async1, 16, S1));
+  rule("stream-other-device free", cudaFreeAsync(Async1, S1));
+  rule("stream-other-device synchronize", cudaStreamSynchronize(S1));
+  rule("stream-other-device query", cudaStreamQuery(S1));
+  // CHECK-NEXT: stream-other-device allocate -> cudaSuccess
+  // CHECK-NEXT: stream-other-device free -> cudaSuccess
+  // CHECK-NEXT: stream-other-device synchronize -> cudaSuccess
+  // CHECK-NEXT: stream-other-device query -> cudaSuccess
+
+  // event-other-device: recording needs the event's device; waiting on,
+  // synchronising with and querying an event of another device work.
+  rule("event-other-device record", cudaEventRecord(E1, S));
+  rule("event-other-device wait", cudaStreamWaitEvent(S, E1, 0));
+  rule("event-other-device synchronize", cudaEventSynchronize(E1));
+  rule("event-other-device query", cudaEventQuery(E1));
+  // CHECK-NEXT: etcopy-cuda-sim: error: cudaEventRecord: event E2 was created on cuda:1 but stream S1 belongs to cuda:0
+  // CHECK-NEXT: event-other-device record -> cudaErrorInvalidResourceHandle
+  // CHECK-NEXT: event-other-device wait -> cudaSuccess
+  // CHECK-NEXT: event-other-device synchronize -> cudaSuccess
+  // CHECK-NEXT: event-other-device query -> cudaSuccess
+
+  cudaHostUnregister(Split + 32);
+  free(Split);
+  cudaEventDestroy(E);
+  cudaEventDestroy(E1);
+  cudaStreamDestroy(S);
+  cudaStreamDestroy(S1);
+  cudaFreeHost(Pinned);
+  cudaFree(Dev);
+  cudaFree(Dev1);
+  printf("done\n");
+  // CHECK-NEXT: done
+  return 0;
+}
