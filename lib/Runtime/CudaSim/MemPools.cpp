@@ -361,7 +361,8 @@ cudaError_t Simulator::allocateFromPool(const char *Api, void **Out,
     }
   }
   cudaError_t Error = allocate(Api, Out, Size, MemKind::Device, P.Device);
-  if (Error != cudaSuccess || !*Out)
+  // An allocation of 0 bytes succeeds without writing *Out (Memory.cpp).
+  if (Error != cudaSuccess || Size == 0)
     return Error;
   Allocation *A = findAllocation(reinterpret_cast<uintptr_t>(*Out));
   A->Pool = &P;
