@@ -85,6 +85,7 @@ static cudaError_t copyCommon(EntryPoint Which, Op O, bool Async,
   if (Error == cudaSuccess)
     Error = Sim.checkCopy(Api, O);
   if (Error == cudaSuccess) {
+    Sim.noteFreshHostBytes(O);
     Sim.countCopy(O);
     if (Async) {
       Sim.enqueue(*S, O);
@@ -365,6 +366,8 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaMemcpyBatchAsync(
     O.InBatch = true;
     O.BatchIndex = I;
     Error = Sim.checkCopy(Where.c_str(), O);
+    if (Error == cudaSuccess)
+      Sim.noteFreshHostBytes(O);
     cudaMemcpySrcAccessOrder Order = attrs[K].srcAccessOrder;
     if (Error == cudaSuccess && Order == cudaMemcpySrcAccessOrderDuringApiCall)
       O.Snapshot = Sim.snapshotSource(O);

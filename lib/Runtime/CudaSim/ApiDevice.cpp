@@ -70,6 +70,7 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaDeviceSynchronize(void) {
     DrainContext Ctx("cudaDeviceSynchronize");
     Sim.drainDevice(CurrentDevice, /*BlockingOnly=*/false, Ctx);
     Sim.waitUntil(Sim.deviceIdleAt(CurrentDevice));
+    Sim.trimPoolsAtSync(CurrentDevice);
     Error = Ctx.Error;
     ++Sim.Stats.Syncs;
   }

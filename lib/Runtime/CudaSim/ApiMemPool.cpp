@@ -1,62 +1,27 @@
 //===- ApiMemPool.cpp - CUDA memory pool entry points -----------*- C++ -*-===//
 //
-// A minimal stand-in for the stream-ordered allocator's pool API, enough for
-// the CUDA lowering's pool policy (CUDALowering.md, "Memory pools"): each
-// device's default pool, which is also its current pool, its release
-// threshold (cudaMemPoolSetAttribute, cudaMemPoolGetAttribute) and
-// cudaMemPoolTrimTo. The thresholds are recorded and traced but cost
-// nothing: the timing model does not see pools here.
+// The exported functions of the stream-ordered allocator's memory pools:
+// cudaDeviceGetDefaultMemPool, cudaDeviceGetMemPool, cudaDeviceSetMemPool,
+// cudaMemPoolCreate, cudaMemPoolDestroy, cudaMemPoolSetAttribute,
+// cudaMemPoolGetAttribute, cudaMemPoolTrimTo and cudaMallocFromPoolAsync
+// (cudaMallocAsync, which allocates from the current pool of its stream's
+// device, is in ApiMemory.cpp). The pools and their checks are in
+// MemPools.cpp.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Simulator.h"
 
 #include <cinttypes>
-#include <cstring>
 
 using namespace etcopy::cudasim;
 
-namespace {
-/// A device's default pool: what the simulator records of it.
-struct DefaultPool {
-  uint64_t ReleaseThreshold = 0;
-};
-} // namespace
+//===----------------------------------------------------------------------===//
+// Pools of a device
+//===----------------------------------------------------------------------===//
 
-/// The default pool of each device; a handle is the address of its entry.
-static DefaultPool DefaultPools[kMaxDevices];
-
-/// "P0", or "P0@cuda:1" for another device's default pool.
-static std::string poolName(int Device) {
-  return Device == 0 ? std::string("P0") : format("P0@cuda:%d", Device);
-}
-
-/// The device whose default pool `Handle` is, or -1.
-static int poolDevice(const Simulator &Sim, cudaMemPool_t Handle) {
-  for (int Device = 0; Device < Sim.Cfg.NumDevices; ++Device)
-    if (Handle == reinterpret_cast<cudaMemPool_t>(&DefaultPools[Device]))
-      return Device;
-  return -1;
-}
-
-static std::string poolLabel(const Simulator &Sim, cudaMemPool_t Handle) {
-  int Device = poolDevice(Sim, Handle);
-  return Device < 0 ? hex(Handle) : poolName(Device);
-}
-
-/// The device of the pool `Handle`, or -1 after reporting an invalid one.
-static int lookupPool(Simulator &Sim, const char *Api, cudaMemPool_t Handle,
-                      cudaError_t &Error) {
-  int Device = poolDevice(Sim, Handle);
-  if (Device < 0)
-    Error = Sim.fail(Api, cudaErrorInvalidValue,
-                     "invalid argument: %s is not a memory pool",
-                     hex(Handle).c_str());
-  return Device;
-}
-
-/// cudaDeviceGetDefaultMemPool and cudaDeviceGetMemPool: without
-/// cudaDeviceSetMemPool, a device's current pool is its default pool.
+/// Shared implementation of cudaDeviceGetDefaultMemPool and
+/// cudaDeviceGetMemPool.
 static cudaError_t getDevicePool(EntryPoint Which, cudaMemPool_t *MemPool,
                                  int Device) {
   Simulator &Sim = Simulator::get();
@@ -68,11 +33,15 @@ static cudaError_t getDevicePool(EntryPoint Which, cudaMemPool_t *MemPool,
                      "invalid argument: memPool is null");
   if (Error == cudaSuccess)
     Error = Sim.checkDeviceOrdinal(Api, "device", Device);
-  if (Error == cudaSuccess)
-    *MemPool = reinterpret_cast<cudaMemPool_t>(&DefaultPools[Device]);
-  Sim.trace(
-      "%s(cuda:%d)%s", Api, Device,
-      Sim.result(Error, Error == cudaSuccess ? poolName(Device) : "").c_str());
+  std::string Name;
+  if (Error == cudaSuccess) {
+    etcopy::cudasim::MemPool &P = Which == EntryPoint::cudaDeviceGetMemPool
+                                      ? Sim.currentPool(Device)
+                                      : Sim.defaultPool(Device);
+    *MemPool = reinterpret_cast<cudaMemPool_t>(&P);
+    Name = Sim.poolName(P);
+  }
+  Sim.trace("%s(cuda:%d)%s", Api, Device, Sim.result(Error, Name).c_str());
   return Sim.finish(Which, Error);
 }
 
@@ -87,48 +56,92 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaDeviceGetMemPool(cudaMemPool_t *memPool,
   return getDevicePool(EntryPoint::cudaDeviceGetMemPool, memPool, device);
 }
 
-/// Only the release threshold (a cuuint64_t) is modelled; the other
-/// attributes fail with cudaErrorNotSupported rather than being ignored.
-static cudaError_t accessAttribute(EntryPoint Which, cudaMemPool_t MemPool,
-                                   enum cudaMemPoolAttr Attr, void *Value,
-                                   bool Set) {
+ETCOPY_CUDA_SIM_API cudaError_t cudaDeviceSetMemPool(int device,
+                                                     cudaMemPool_t memPool) {
   Simulator &Sim = Simulator::get();
   std::lock_guard<std::mutex> Lock(Sim.Mutex);
-  const char *Api = entryPointInfo(Which).Name;
-  cudaError_t Error = Sim.enterRuntime(Which);
-  int Device = Error == cudaSuccess ? lookupPool(Sim, Api, MemPool, Error) : -1;
-  if (Device >= 0 && !Value)
-    Error =
-        Sim.fail(Api, cudaErrorInvalidValue, "invalid argument: value is null");
-  else if (Device >= 0 && Attr != cudaMemPoolAttrReleaseThreshold)
-    Error = Sim.fail(Api, cudaErrorNotSupported,
-                     "attribute %d is not modelled (only "
-                     "cudaMemPoolAttrReleaseThreshold is)",
-                     int(Attr));
-  uint64_t *Threshold =
-      Device >= 0 ? &DefaultPools[Device].ReleaseThreshold : nullptr;
-  if (Error == cudaSuccess && Set)
-    std::memcpy(Threshold, Value, sizeof(*Threshold));
-  else if (Error == cudaSuccess)
-    std::memcpy(Value, Threshold, sizeof(*Threshold));
-  Sim.trace(
-      "%s(%s, attr=%d)%s", Api, poolLabel(Sim, MemPool).c_str(), int(Attr),
-      Sim.result(Error, Error == cudaSuccess ? format("%" PRIu64, *Threshold)
-                                             : std::string())
-          .c_str());
-  return Sim.finish(Which, Error);
+  const char *Api = "cudaDeviceSetMemPool";
+  cudaError_t Error = Sim.enterOnDevice(EntryPoint::cudaDeviceSetMemPool);
+  if (Error == cudaSuccess)
+    Error = Sim.checkDeviceOrdinal(Api, "device", device);
+  MemPool *P =
+      Error == cudaSuccess ? Sim.lookupPool(Api, memPool, Error) : nullptr;
+  if (P)
+    Error = Sim.setDevicePool(device, *P);
+  Sim.trace("%s(cuda:%d, %s)%s", Api, device, Sim.poolLabel(memPool).c_str(),
+            Sim.result(Error).c_str());
+  return Sim.finish(EntryPoint::cudaDeviceSetMemPool, Error);
 }
+
+//===----------------------------------------------------------------------===//
+// Creating and destroying pools
+//===----------------------------------------------------------------------===//
+
+ETCOPY_CUDA_SIM_API cudaError_t
+cudaMemPoolCreate(cudaMemPool_t *memPool, const cudaMemPoolProps *poolProps) {
+  Simulator &Sim = Simulator::get();
+  std::lock_guard<std::mutex> Lock(Sim.Mutex);
+  cudaError_t Error = Sim.enterOnDevice(EntryPoint::cudaMemPoolCreate);
+  if (Error == cudaSuccess)
+    Error = Sim.createPool(memPool, poolProps);
+  std::string Where = poolProps
+                          ? format("cuda:%d, maxSize=%zu",
+                                   poolProps->location.id, poolProps->maxSize)
+                          : std::string("null");
+  Sim.trace("cudaMemPoolCreate(%s)%s", Where.c_str(),
+            Sim.result(Error, Error == cudaSuccess ? Sim.poolLabel(*memPool)
+                                                   : std::string())
+                .c_str());
+  return Sim.finish(EntryPoint::cudaMemPoolCreate, Error);
+}
+
+ETCOPY_CUDA_SIM_API cudaError_t cudaMemPoolDestroy(cudaMemPool_t memPool) {
+  Simulator &Sim = Simulator::get();
+  std::lock_guard<std::mutex> Lock(Sim.Mutex);
+  std::string Label = Sim.poolLabel(memPool);
+  cudaError_t Error = Sim.enterRuntime(EntryPoint::cudaMemPoolDestroy);
+  MemPool *P = Error == cudaSuccess
+                   ? Sim.lookupPool("cudaMemPoolDestroy", memPool, Error)
+                   : nullptr;
+  if (P)
+    Error = Sim.destroyPool(*P);
+  Sim.trace("cudaMemPoolDestroy(%s)%s", Label.c_str(),
+            Sim.result(Error).c_str());
+  return Sim.finish(EntryPoint::cudaMemPoolDestroy, Error);
+}
+
+//===----------------------------------------------------------------------===//
+// Attributes and trimming
+//===----------------------------------------------------------------------===//
 
 ETCOPY_CUDA_SIM_API cudaError_t cudaMemPoolSetAttribute(
     cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void *value) {
-  return accessAttribute(EntryPoint::cudaMemPoolSetAttribute, memPool, attr,
-                         value, /*Set=*/true);
+  Simulator &Sim = Simulator::get();
+  std::lock_guard<std::mutex> Lock(Sim.Mutex);
+  const char *Api = "cudaMemPoolSetAttribute";
+  cudaError_t Error = Sim.enterRuntime(EntryPoint::cudaMemPoolSetAttribute);
+  MemPool *P =
+      Error == cudaSuccess ? Sim.lookupPool(Api, memPool, Error) : nullptr;
+  if (P)
+    Error = Sim.setPoolAttribute(*P, int(attr), value);
+  Sim.trace("%s(%s, attr=%d)%s", Api, Sim.poolLabel(memPool).c_str(), int(attr),
+            Sim.result(Error).c_str());
+  return Sim.finish(EntryPoint::cudaMemPoolSetAttribute, Error);
 }
 
 ETCOPY_CUDA_SIM_API cudaError_t cudaMemPoolGetAttribute(
     cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void *value) {
-  return accessAttribute(EntryPoint::cudaMemPoolGetAttribute, memPool, attr,
-                         value, /*Set=*/false);
+  Simulator &Sim = Simulator::get();
+  std::lock_guard<std::mutex> Lock(Sim.Mutex);
+  const char *Api = "cudaMemPoolGetAttribute";
+  cudaError_t Error = Sim.enterRuntime(EntryPoint::cudaMemPoolGetAttribute);
+  MemPool *P =
+      Error == cudaSuccess ? Sim.lookupPool(Api, memPool, Error) : nullptr;
+  if (P)
+    Error = Sim.getPoolAttribute(*P, int(attr), value);
+  Sim.trace("%s(%s, attr=%d)%s", Api, Sim.poolLabel(memPool).c_str(), int(attr),
+            Sim.result(Error).c_str());
+  return Sim.finish(EntryPoint::cudaMemPoolGetAttribute, Error);
 }
 
 ETCOPY_CUDA_SIM_API cudaError_t cudaMemPoolTrimTo(cudaMemPool_t memPool,
@@ -136,10 +149,41 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaMemPoolTrimTo(cudaMemPool_t memPool,
   Simulator &Sim = Simulator::get();
   std::lock_guard<std::mutex> Lock(Sim.Mutex);
   cudaError_t Error = Sim.enterRuntime(EntryPoint::cudaMemPoolTrimTo);
-  if (Error == cudaSuccess)
-    lookupPool(Sim, "cudaMemPoolTrimTo", memPool, Error);
-  Sim.trace("cudaMemPoolTrimTo(%s, %zu bytes)%s",
-            poolLabel(Sim, memPool).c_str(), minBytesToKeep,
-            Sim.result(Error).c_str());
+  MemPool *P = Error == cudaSuccess
+                   ? Sim.lookupPool("cudaMemPoolTrimTo", memPool, Error)
+                   : nullptr;
+  if (P)
+    Sim.trimPool(*P, minBytesToKeep);
+  Sim.trace(
+      "cudaMemPoolTrimTo(%s, %zu bytes)%s", Sim.poolLabel(memPool).c_str(),
+      minBytesToKeep,
+      Sim.result(Error, P ? format("%" PRIu64 " bytes reserved", P->Reserved)
+                          : std::string())
+          .c_str());
   return Sim.finish(EntryPoint::cudaMemPoolTrimTo, Error);
+}
+
+//===----------------------------------------------------------------------===//
+// Allocating from a pool
+//===----------------------------------------------------------------------===//
+
+ETCOPY_CUDA_SIM_API cudaError_t cudaMallocFromPoolAsync(void **ptr, size_t size,
+                                                        cudaMemPool_t memPool,
+                                                        cudaStream_t stream) {
+  Simulator &Sim = Simulator::get();
+  std::lock_guard<std::mutex> Lock(Sim.Mutex);
+  const char *Api = "cudaMallocFromPoolAsync";
+  cudaError_t Error = Sim.enterRuntime(EntryPoint::cudaMallocFromPoolAsync);
+  // The pool may belong to another device than the stream: the memory is
+  // the pool's device's.
+  Stream *S =
+      Error == cudaSuccess ? Sim.lookupStream(Api, stream, Error) : nullptr;
+  MemPool *P = S ? Sim.lookupPool(Api, memPool, Error) : nullptr;
+  if (P)
+    Error = Sim.allocateFromPool(Api, ptr, size, *P);
+  Sim.trace(
+      "%s(%zu bytes, pool=%s, stream=%s)%s", Api, size,
+      Sim.poolLabel(memPool).c_str(), Sim.streamLabel(stream).c_str(),
+      Sim.result(Error, Error == cudaSuccess && ptr ? hex(*ptr) : "").c_str());
+  return Sim.finish(EntryPoint::cudaMallocFromPoolAsync, Error);
 }

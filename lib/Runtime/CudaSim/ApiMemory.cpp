@@ -4,7 +4,7 @@
 // cudaMallocManaged, cudaMallocHost, cudaHostAlloc, cudaFree, cudaFreeAsync,
 // cudaFreeHost), host memory registration, cudaHostGetDevicePointer and
 // cudaPointerGetAttributes. The checks and the bookkeeping are in
-// Memory.cpp.
+// Memory.cpp; cudaMallocAsync's memory pools in MemPools.cpp.
 //
 //===----------------------------------------------------------------------===//
 
@@ -42,14 +42,15 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaMallocAsync(void **devPtr, size_t size,
   Simulator &Sim = Simulator::get();
   std::lock_guard<std::mutex> Lock(Sim.Mutex);
   cudaError_t Error = Sim.enterRuntime(EntryPoint::cudaMallocAsync);
-  // The memory belongs to the stream's device and is usable at once; the
-  // simulator does not model stream-ordered availability.
+  // The memory comes from the current pool of the stream's device and is
+  // usable at once; the simulator does not model stream-ordered
+  // availability.
   Stream *S = Error == cudaSuccess
                   ? Sim.lookupStream("cudaMallocAsync", hStream, Error)
                   : nullptr;
   if (S)
-    Error = Sim.allocate("cudaMallocAsync", devPtr, size, MemKind::Device,
-                         S->Device);
+    Error = Sim.allocateFromPool("cudaMallocAsync", devPtr, size,
+                                 Sim.currentPool(S->Device));
   Sim.trace("cudaMallocAsync(%zu bytes, stream=%s)%s", size,
             Sim.streamLabel(hStream).c_str(),
             allocationResult(Sim, Error, devPtr, size).c_str());
@@ -94,6 +95,8 @@ static cudaError_t allocatePinned(EntryPoint Which, void **Ptr, size_t Size,
   // write-combining makes no difference to the simulator.
   if (Error == cudaSuccess)
     Error = Sim.allocate(Api, Ptr, Size, MemKind::PinnedHost, CurrentDevice);
+  if (Error == cudaSuccess)
+    Sim.spendPinning(Size);
   std::string FlagsText = Which == EntryPoint::cudaHostAlloc
                               ? format(", flags=%u", Flags)
                               : std::string();
@@ -156,6 +159,7 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaFreeAsync(void *devPtr,
       (Error = Sim.checkFree(FreeApi::FreeAsync, devPtr, A)) == cudaSuccess) {
     // The pointer is validated now; the memory is released when the free
     // executes in stream order.
+    Sim.notePoolFreeQueued(*A);
     A->FreePending = true;
     A->FreeStream = S->Id;
     Op O;
@@ -203,6 +207,8 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaHostRegister(void *ptr, size_t size,
   cudaError_t Error = Sim.enterRuntime(EntryPoint::cudaHostRegister);
   if (Error == cudaSuccess)
     Error = Sim.registerHostMemory(ptr, size, flags);
+  if (Error == cudaSuccess)
+    Sim.spendPinning(size);
   Sim.trace("cudaHostRegister(%s, %zu bytes, flags=%u)%s", hex(ptr).c_str(),
             size, flags, Sim.result(Error).c_str());
   return Sim.finish(EntryPoint::cudaHostRegister, Error);

@@ -89,6 +89,7 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
     DrainContext Ctx("cudaStreamSynchronize");
     Sim.drain(*S, S->EnqueuedSeq, Ctx);
     Sim.waitUntil(S->ClockNs);
+    Sim.trimPoolsAtSync(S->Device);
     Error = Ctx.Error;
     ++Sim.Stats.Syncs;
   }
@@ -249,6 +250,7 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaEventSynchronize(cudaEvent_t event) {
       Sim.drain(*E->RecordedOn, E->RecordSeq, Ctx);
       Sim.waitUntil(E->TimeNs);
     }
+    Sim.trimPoolsAtSync(E->Device);
     Error = Ctx.Error;
     ++Sim.Stats.Syncs;
   }

@@ -3,14 +3,16 @@
 // Reads the ETCOPY_CUDA_SIM_* variables once, when the simulator is created:
 // the number of devices, which pairs can enable peer access, the memory limit,
 // tracing, statistics, leak checks and poisoning, the costs of the timing
-// model, and the calls that fault injection makes fail. Malformed values are
-// ignored with a warning naming the variable and what it expects.
+// model and the chunk size of its memory pools, and the calls that fault
+// injection makes fail. Malformed values are ignored with a warning naming
+// the variable and what it expects.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Simulator.h"
 
 #include <cerrno>
+#include <cinttypes>
 #include <cmath>
 #include <cstdlib>
 #include <strings.h>
@@ -219,6 +221,16 @@ Config Config::fromEnvironment() {
            "ignoring ETCOPY_CUDA_SIM_MEMORY_LIMIT='%s': expected a byte "
            "count with an optional K, M or G suffix",
            Text);
+  }
+  if (const char *Text = getenv("ETCOPY_CUDA_SIM_POOL_CHUNK")) {
+    uint64_t Bytes = 0;
+    if (parseByteCount(Text, Bytes) && Bytes != 0)
+      Cfg.PoolChunkBytes = Bytes;
+    else
+      emit("warning",
+           "ignoring ETCOPY_CUDA_SIM_POOL_CHUNK='%s': expected a byte count "
+           "above 0 with an optional K, M or G suffix; using %" PRIu64,
+           Text, Cfg.PoolChunkBytes);
   }
   parsePeerAccess(getenv("ETCOPY_CUDA_SIM_PEER_ACCESS"), Cfg);
   Cfg.Costs = costsFromEnvironment();

@@ -344,7 +344,10 @@ cudaError_t Simulator::finish(EntryPoint Which, cudaError_t Code) {
 /// (the default streams first), rounded to nanoseconds.
 void Simulator::printModelStatistics() {
   auto Ns = [](double Value) { return uint64_t(std::llround(Value)); };
-  std::string Line = format("model: host_ns=%" PRIu64, Ns(HostNs));
+  std::string Line =
+      format("model: host_ns=%" PRIu64 " pool_growths=%" PRIu64
+             " fresh_pages=%" PRIu64,
+             Ns(HostNs), Stats.PoolGrowths, Stats.FreshPages);
   for (const DeviceState &D : Devices)
     Line += format(" %s=%" PRIu64, streamName(*D.DefaultStream).c_str(),
                    Ns(D.DefaultStream->ClockNs));

@@ -314,6 +314,7 @@ void Simulator::release(Allocation &A, const char *By, uint32_t StreamId) {
   // released the allocation.
   if (A.Freed.load(std::memory_order_relaxed))
     return;
+  notePoolRelease(A);
   void *Address = reinterpret_cast<void *>(A.Base);
   if (A.Kind == MemKind::Device)
     munmap(A.View, A.MappedBytes);

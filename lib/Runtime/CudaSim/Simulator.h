@@ -7,8 +7,9 @@
 // injected errors and costs, and the small text helpers every part uses. The
 // exported functions live in the Api*.cpp files; the Simulator's methods are
 // implemented by concern in Config.cpp, Diagnostics.cpp, Memory.cpp,
-// HostFaultHandler.cpp, Streams.cpp and TimingModel.cpp. Everything here is
-// hidden: only the cuda* and etcopy_cuda_sim_* functions are exported.
+// HostFaultHandler.cpp, MemPools.cpp, Streams.cpp and TimingModel.cpp.
+// Everything here is hidden: only the cuda* and etcopy_cuda_sim_* functions
+// are exported.
 //
 //===----------------------------------------------------------------------===//
 
@@ -116,8 +117,10 @@ constexpr size_t kNumCallKinds = sizeof(kCallKindNames) / sizeof(char *);
 
 /// The latencies of the timing model (docs/CudaSimulator.md explains each
 /// default and where it comes from); ETCOPY_CUDA_SIM_COST_<NAME>_NS
-/// overrides one. The first ones are host-side costs of API calls, the last
-/// two are paid on the device by every copy and memset.
+/// overrides one. The first ones are host-side costs of API calls, COPY and
+/// BATCH_COPY are paid on the device by every copy and memset, POOL_GROW by
+/// an allocation that makes its memory pool map more memory, and PAGE_FAULT
+/// by a copy per 4 KiB of pageable memory that was never touched.
 enum class Latency : uint8_t {
   Call,
   Launch,
@@ -137,6 +140,8 @@ enum class Latency : uint8_t {
   HostFree,
   Copy,
   BatchCopy,
+  PoolGrow,
+  PageFault,
   /// Not a latency: the call's host cost is charged where its work is
   /// scheduled (launches of queued work).
   None,
@@ -149,14 +154,19 @@ struct CostDefault {
   double Value;
 };
 
-/// Latencies in nanoseconds, in the order of Latency.
+/// Latencies in nanoseconds, in the order of Latency. The defaults are
+/// calibrated to the raw limits measured on an H200; docs/CudaSimulator.md
+/// gives the source of each ("Costs and where the defaults come from") and
+/// the calibration table, and test/Runtime/CudaSim/model-calibration.c
+/// checks them.
 inline constexpr CostDefault kLatencyDefaults[] = {
-    {"CALL", 100},           {"LAUNCH", 3000},         {"BATCH_ENTRY", 100},
+    {"CALL", 100},           {"LAUNCH", 2450},         {"BATCH_ENTRY", 100},
     {"SYNC", 2000},          {"QUERY", 500},           {"EVENT", 1000},
-    {"STREAM_CREATE", 5000}, {"STREAM_DESTROY", 3000}, {"EVENT_CREATE", 1000},
+    {"STREAM_CREATE", 3500}, {"STREAM_DESTROY", 2100}, {"EVENT_CREATE", 1000},
     {"EVENT_DESTROY", 1000}, {"MALLOC", 10000},        {"FREE", 10000},
-    {"MALLOC_ASYNC", 1000},  {"FREE_ASYNC", 1000},     {"HOST_ALLOC", 50000},
-    {"HOST_FREE", 20000},    {"COPY", 1500},           {"BATCH_COPY", 1200}};
+    {"MALLOC_ASYNC", 400},   {"FREE_ASYNC", 200},      {"HOST_ALLOC", 490000},
+    {"HOST_FREE", 100000},   {"COPY", 2450},           {"BATCH_COPY", 940},
+    {"POOL_GROW", 105000},   {"PAGE_FAULT", 1430}};
 constexpr size_t kNumLatencies =
     sizeof(kLatencyDefaults) / sizeof(kLatencyDefaults[0]);
 static_assert(kNumLatencies == size_t(Latency::None),
@@ -280,17 +290,23 @@ inline constexpr const char *kCopyPathNames[] = {
 constexpr size_t kNumCopyPaths = sizeof(kCopyPathNames) / sizeof(char *);
 
 /// The bandwidths of the timing model, in GB/s (10^9 bytes per second, that
-/// is bytes per nanosecond): one per copy path, then memsets.
-/// ETCOPY_CUDA_SIM_BW_<NAME>_GBPS overrides one.
+/// is bytes per nanosecond): one per copy path, then memsets, then the rate
+/// at which cudaMallocHost, cudaHostAlloc and cudaHostRegister pin host
+/// memory. ETCOPY_CUDA_SIM_BW_<NAME>_GBPS overrides one.
 inline constexpr CostDefault kBandwidthDefaults[] = {
-    {"H2H", 10},        {"H2D_PINNED", 54},   {"H2D_PAGEABLE", 13},
-    {"D2H_PINNED", 54}, {"D2H_PAGEABLE", 13}, {"D2D", 2000},
-    {"PEER", 380},      {"PEER_STAGED", 27},  {"MEMSET", 3600}};
+    {"H2H", 10},        {"H2D_PINNED", 55},     {"H2D_PAGEABLE", 6.8},
+    {"D2H_PINNED", 55}, {"D2H_PAGEABLE", 13},   {"D2D", 2000},
+    {"PEER", 380},      {"PEER_STAGED", 27.5},  {"MEMSET", 3600},
+    {"HOST_PIN", 1.7}};
 constexpr size_t kNumBandwidths =
     sizeof(kBandwidthDefaults) / sizeof(kBandwidthDefaults[0]);
 constexpr size_t kMemsetBandwidth = kNumCopyPaths;
-static_assert(kNumBandwidths == kNumCopyPaths + 1,
-              "one bandwidth per copy path, then memsets");
+constexpr size_t kHostPinBandwidth = kNumCopyPaths + 1;
+static_assert(kNumBandwidths == kNumCopyPaths + 2,
+              "one bandwidth per copy path, then memsets and pinning");
+/// The page size of the host the costs describe (x86-64): PAGE_FAULT is
+/// charged per this many bytes of fresh pageable memory.
+constexpr size_t kModelPageBytes = 4096;
 
 /// The costs of the timing model, from the defaults and the environment.
 struct CostModel {
@@ -335,6 +351,9 @@ struct Config {
   bool Poison = true;
   /// Bytes of device plus managed memory per device; 0 means unlimited.
   uint64_t MemoryLimit = 0;
+  /// The granularity at which a memory pool maps memory in the timing model
+  /// (ETCOPY_CUDA_SIM_POOL_CHUNK; docs/CudaSimulator.md, "Memory pools").
+  uint64_t PoolChunkBytes = uint64_t(1) << 20;
   /// PeerCapable[A * NumDevices + B]: device A can access device B's memory
   /// once peer access is enabled (ETCOPY_CUDA_SIM_PEER_ACCESS).
   std::vector<bool> PeerCapable;
@@ -358,6 +377,8 @@ struct Config {
 //===----------------------------------------------------------------------===//
 
 enum class MemKind : uint8_t { Device, Managed, PinnedHost };
+
+struct MemPool;
 
 const char *memKindName(MemKind Kind);
 
@@ -386,6 +407,9 @@ struct Allocation {
   std::atomic<bool> Freed{false};
 
   // The fields below are only touched with the simulator lock held.
+  /// The memory pool the allocation came from (cudaMallocAsync,
+  /// cudaMallocFromPoolAsync), or null.
+  MemPool *Pool = nullptr;
   /// A cudaFreeAsync of this allocation is queued but has not executed.
   bool FreePending = false;
   uint32_t FreeStream = 0;
@@ -446,6 +470,9 @@ struct Op {
   bool IsPeer = false;
   int DstDevice = 0;
   int SrcDevice = 0;
+  /// Timing model: bytes of pageable host memory the copy touches that were
+  /// never touched before it (not resident when the call was made).
+  uint64_t FreshHostBytes = 0;
   /// A copy of a cudaMemcpyBatchAsync: its index in the batch.
   bool InBatch = false;
   size_t BatchIndex = 0;
@@ -506,8 +533,39 @@ struct Event {
   }
 };
 
+/// A memory pool of the stream-ordered allocator (MemPools.cpp): a device's
+/// default pool or one made by cudaMemPoolCreate. Allocations from a pool
+/// are ordinary simulator allocations (never reused, so that stale pointers
+/// stay detectable); the pool keeps the byte counts that decide what an
+/// allocation costs in the timing model and what its attributes report.
+struct MemPool {
+  /// 0 for the default pools, else a process-wide number.
+  uint32_t Id = 0;
+  int Device = 0;
+  bool Destroyed = false;
+  /// cudaMemPoolProps::maxSize; 0 means no limit.
+  uint64_t MaxSize = 0;
+  // Attributes.
+  uint64_t ReleaseThreshold = 0;
+  bool ReuseFollowEventDependencies = true;
+  bool ReuseAllowOpportunistic = true;
+  bool ReuseAllowInternalDependencies = true;
+  /// Bytes mapped for the pool (a multiple of the chunk size, unless capped
+  /// by MaxSize), and bytes of its allocations not yet freed.
+  uint64_t Reserved = 0;
+  uint64_t Used = 0;
+  uint64_t ReservedHigh = 0;
+  uint64_t UsedHigh = 0;
+
+  bool isDefault() const { return Id == 0; }
+};
+
 struct DeviceState {
   std::unique_ptr<Stream> DefaultStream;
+  /// The default memory pool (created on first use) and the current one
+  /// (cudaDeviceSetMemPool); a null CurrentPool means the default pool.
+  MemPool *DefaultPool = nullptr;
+  MemPool *CurrentPool = nullptr;
   /// Created streams of this device, including destroyed ones that still
   /// have queued work (the "orphans" that run at the next device-wide sync).
   std::vector<Stream *> Streams;
@@ -588,6 +646,10 @@ struct Counters {
   uint64_t EntryPointCalls[kNumEntryPoints] = {};
   uint64_t KindCalls[kNumCallKinds] = {};
   uint64_t AnyCalls = 0;
+  /// Timing model: allocations that made a pool map memory, and pages of
+  /// fresh pageable memory that copies touched.
+  uint64_t PoolGrowths = 0;
+  uint64_t FreshPages = 0;
 };
 
 /// The current device and the last error of the calling thread. Inline
@@ -699,9 +761,37 @@ public:
                             const void *Pointer);
   cudaError_t getDevicePointer(void **Device, void *Host, unsigned Flags);
 
+  // Memory pools (MemPools.cpp).
+  MemPool &defaultPool(int Device);
+  MemPool &currentPool(int Device);
+  std::string poolName(const MemPool &P) const;
+  std::string poolLabel(cudaMemPool_t Handle) const;
+  MemPool *lookupPool(const char *Api, cudaMemPool_t Handle,
+                      cudaError_t &Error);
+  cudaError_t createPool(cudaMemPool_t *Out, const cudaMemPoolProps *Props);
+  cudaError_t destroyPool(MemPool &P);
+  cudaError_t setDevicePool(int Device, MemPool &P);
+  cudaError_t setPoolAttribute(MemPool &P, int Attr, const void *Value);
+  cudaError_t getPoolAttribute(const MemPool &P, int Attr, void *Value);
+  cudaError_t allocateFromPool(const char *Api, void **Out, size_t Size,
+                               MemPool &P);
+  void notePoolFreeQueued(Allocation &A);
+  void notePoolRelease(Allocation &A);
+  void trimPool(MemPool &P, uint64_t Keep);
+  void trimPoolsAtSync(int Device);
+  void resetPools(int Device);
+
   // The timing model (TimingModel.cpp).
   double HostNs = 0;
   void spend(Latency Which) { HostNs += Cfg.Costs.latency(Which); }
+  /// Pinning Bytes of host memory (cudaMallocHost, cudaHostAlloc,
+  /// cudaHostRegister), besides the call's fixed latency.
+  void spendPinning(size_t Bytes) {
+    HostNs += double(Bytes) / Cfg.Costs.GBps[kHostPinBandwidth];
+  }
+  uint64_t freshHostBytes(uintptr_t Address, size_t Extent) const;
+  void noteFreshHostBytes(Op &O);
+  double firstTouchNs(const Op &O) const;
   void waitUntil(double Ns) { HostNs = std::max(HostNs, Ns); }
   double streamReady(const Stream &S) const;
   void endOn(Stream &S, double EndNs) {
@@ -740,6 +830,11 @@ private:
   /// ones stay so that a stale handle is reported as such.
   std::unordered_map<const void *, Stream *> StreamHandles;
   std::unordered_map<const void *, Event *> EventHandles;
+  /// Every pool, default ones included, and the handles of those made by
+  /// cudaMemPoolCreate (destroyed ones stay, like streams and events).
+  std::vector<std::unique_ptr<MemPool>> AllPools;
+  std::unordered_map<const void *, MemPool *> PoolHandles;
+  uint32_t CreatedPools = 0;
   std::map<uintptr_t, Registration> Registrations;
   uintptr_t ArenaNext = 0;
   size_t PageSize = 4096;

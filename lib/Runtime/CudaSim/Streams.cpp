@@ -424,6 +424,7 @@ cudaError_t Simulator::resetCurrentDevice() {
     if (Table[I].Device == Device &&
         !Table[I].Freed.load(std::memory_order_relaxed))
       release(Table[I], "cudaDeviceReset", 0);
+  resetPools(Device);
   for (auto It = Registrations.begin(); It != Registrations.end();)
     It = It->second.Device == Device ? Registrations.erase(It) : std::next(It);
   // Peer access from and to the device ends with its context.

@@ -6,11 +6,14 @@
 // memsets are booked on the links they use at the earliest time all of them
 // are free, after the stream's earlier work and the legacy default stream's
 // implicit waits. The host pays each call's latency and waits only where CUDA
-// makes it wait.
+// makes it wait. A copy of pageable memory that the program never touched
+// also pays for the page faults it takes (found with mincore at the call).
 //
 //===----------------------------------------------------------------------===//
 
 #include "Simulator.h"
+
+#include <sys/mman.h>
 
 namespace etcopy::cudasim {
 
@@ -115,18 +118,82 @@ double Simulator::transfer(const Op &O, double ReadyNs) {
   return reserve(Uses, NumUses, ReadyNs, Ns) + Ns;
 }
 
-/// A copy or memset that can start at ReadyNs: its fixed latency, then its
-/// transfer. Returns when it ends.
+/// Bytes of the pages spanned by [Address, Address + Extent) that are not
+/// resident: host memory the program has never touched (fresh pages of
+/// malloc or mmap), which a copy faults in as it reads or writes them.
+/// mincore(2) answers for the pages of the calling process; a range it
+/// cannot answer for (not mapped) counts as resident.
+uint64_t Simulator::freshHostBytes(uintptr_t Address, size_t Extent) const {
+  uintptr_t Last = 0;
+  if (Extent == 0 || __builtin_add_overflow(Address, Extent - 1, &Last))
+    return 0;
+  uintptr_t Begin = Address / PageSize * PageSize;
+  uintptr_t End = Last / PageSize * PageSize + PageSize;
+  if (End <= Last)
+    return 0;
+  std::vector<unsigned char> Resident((End - Begin) / PageSize);
+  if (mincore(reinterpret_cast<void *>(Begin), End - Begin, Resident.data()) !=
+      0)
+    return 0;
+  uint64_t Fresh = 0;
+  for (unsigned char Page : Resident)
+    if (!(Page & 1))
+      Fresh += PageSize;
+  return Fresh;
+}
+
+/// Records, before the copy O executes, how much of the pageable host
+/// memory it touches is fresh. Simulator allocations (pinned, device,
+/// managed) are always resident.
+void Simulator::noteFreshHostBytes(Op &O) {
+  auto Side = [&](uintptr_t Address, size_t Pitch, const Allocation *A) {
+    if (A)
+      return uint64_t(0);
+    size_t Extent = O.Width;
+    if (O.Height > 1)
+      Extent += (O.Height - 1) * Pitch;
+    return freshHostBytes(Address, Extent);
+  };
+  uint64_t Fresh = 0;
+  switch (O.Path) {
+  case CopyPath::PageableToDevice:
+    Fresh = Side(O.Src, O.SrcPitch, O.SrcAlloc);
+    break;
+  case CopyPath::DeviceToPageable:
+    Fresh = Side(O.Dst, O.DstPitch, O.DstAlloc);
+    break;
+  case CopyPath::HostToHost:
+    Fresh = Side(O.Src, O.SrcPitch, O.SrcAlloc) +
+            Side(O.Dst, O.DstPitch, O.DstAlloc);
+    break;
+  default:
+    return;
+  }
+  O.FreshHostBytes = Fresh;
+  Stats.FreshPages += Fresh / kModelPageBytes;
+}
+
+/// The page faults of O's fresh host memory: PAGE_FAULT per 4 KiB.
+double Simulator::firstTouchNs(const Op &O) const {
+  return double(O.FreshHostBytes / kModelPageBytes) *
+         Cfg.Costs.latency(Latency::PageFault);
+}
+
+/// A copy or memset that can start at ReadyNs: its fixed latency and the
+/// faults of its fresh host pages, then its transfer. Returns when it ends.
 double Simulator::modelOp(const Op &O, double ReadyNs) {
-  return transfer(O, ReadyNs + Cfg.Costs.latency(Latency::Copy));
+  return transfer(O,
+                  ReadyNs + Cfg.Costs.latency(Latency::Copy) + firstTouchNs(O));
 }
 
 /// A batch that can start at ReadyNs: one copy latency for the batch, then
-/// each copy's own latency and transfer, in order. Returns when it ends.
+/// for each copy in order its own latency, the faults of its fresh host
+/// pages and its transfer. Returns when it ends.
 double Simulator::modelBatch(const std::vector<Op> &Copies, double ReadyNs) {
   double Ns = ReadyNs + Cfg.Costs.latency(Latency::Copy);
   for (const Op &O : Copies)
-    Ns = transfer(O, Ns + Cfg.Costs.latency(Latency::BatchCopy));
+    Ns = transfer(O,
+                  Ns + Cfg.Costs.latency(Latency::BatchCopy) + firstTouchNs(O));
   return Ns;
 }
 

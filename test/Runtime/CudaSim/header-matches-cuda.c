@@ -107,6 +107,33 @@ int main(void) {
   OFFSET(struct cudaMemcpyAttributes, dstLocHint);
   OFFSET(struct cudaMemcpyAttributes, flags);
 
+  VALUE(cudaMemPoolReuseFollowEventDependencies);
+  VALUE(cudaMemPoolReuseAllowOpportunistic);
+  VALUE(cudaMemPoolReuseAllowInternalDependencies);
+  VALUE(cudaMemPoolAttrReleaseThreshold);
+  VALUE(cudaMemPoolAttrReservedMemCurrent);
+  VALUE(cudaMemPoolAttrReservedMemHigh);
+  VALUE(cudaMemPoolAttrUsedMemCurrent);
+  VALUE(cudaMemPoolAttrUsedMemHigh);
+  VALUE(cudaMemAllocationTypeInvalid);
+  VALUE(cudaMemAllocationTypePinned);
+  VALUE(cudaMemAllocationTypeManaged);
+  VALUE(cudaMemAllocationTypeMax);
+  VALUE(cudaMemHandleTypeNone);
+  VALUE(cudaMemHandleTypePosixFileDescriptor);
+  VALUE(cudaMemHandleTypeWin32);
+  VALUE(cudaMemHandleTypeWin32Kmt);
+  VALUE(cudaMemHandleTypeFabric);
+  VALUE(cudaMemPoolCreateUsageHwDecompress);
+  SIZE(struct cudaMemPoolProps);
+  OFFSET(struct cudaMemPoolProps, allocType);
+  OFFSET(struct cudaMemPoolProps, handleTypes);
+  OFFSET(struct cudaMemPoolProps, location);
+  OFFSET(struct cudaMemPoolProps, win32SecurityAttributes);
+  OFFSET(struct cudaMemPoolProps, maxSize);
+  OFFSET(struct cudaMemPoolProps, usage);
+  OFFSET(struct cudaMemPoolProps, reserved);
+
   VALUE(cudaHostAllocDefault);
   VALUE(cudaHostAllocPortable);
   VALUE(cudaHostAllocMapped);
@@ -155,3 +182,4 @@ int main(void) {
 // CHECK-NEXT: offsetof(struct cudaMemcpyAttributes, srcLocHint) = 4
 // CHECK-NEXT: offsetof(struct cudaMemcpyAttributes, dstLocHint) = 12
 // CHECK-NEXT: offsetof(struct cudaMemcpyAttributes, flags) = 20
+// CHECK: sizeof(struct cudaMemPoolProps) = 88

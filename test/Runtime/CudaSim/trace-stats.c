@@ -1,7 +1,7 @@
 // ETCOPY_CUDA_SIM_TRACE prints one line per call and the statistics at exit;
 // ETCOPY_CUDA_SIM_STATS prints only the statistics. The modelled times follow
 // from the default costs: each of the 1000 pageable copies costs the host a
-// 3000 ns launch and blocks it for 1500 ns + 48 B / 13 GB/s.
+// 2450 ns launch and blocks it for 2450 ns + 48 B / 6.8 GB/s.
 
 // RUN: %cc %s -I%cuda_sim_include -o %t %etcopy_cuda_sim -Wl,-rpath,%etcopy_lib_dir
 // RUN: env ETCOPY_CUDA_SIM_TRACE=1 %t 2>&1 | FileCheck %s
@@ -56,7 +56,7 @@ int main(void) {
 // CHECK-NEXT: etcopy-cuda-sim: stats: copies: pinned=0 pinned_bytes=0 pageable=1001 pageable_bytes=48016 h2h=0 h2h_bytes=0 h2d_pinned=0 h2d_pinned_bytes=0 h2d_pageable=1000 h2d_pageable_bytes=48000 d2h_pinned=0 d2h_pinned_bytes=0 d2h_pageable=1 d2h_pageable_bytes=16 d2d=0 d2d_bytes=0 peer_direct=0 peer_direct_bytes=0 peer_staged=0 peer_staged_bytes=0 batches=0 batch_copies=0
 // CHECK-NEXT: etcopy-cuda-sim: stats: calls: any=1012 alloc=1 free=1 copy=1002 batch=0 memset=1 stream=2 event=3 sync=2 set-device=0 host-alloc=0 peer=0 other=0
 // CHECK-NEXT: etcopy-cuda-sim: stats: entry-points: cudaMalloc=1 cudaFree=1 cudaMemcpy=1 cudaMemcpyAsync=1000 cudaMemcpy2D=1 cudaMemsetAsync=1 cudaStreamCreate=1 cudaStreamDestroy=1 cudaStreamSynchronize=2 cudaEventCreate=1 cudaEventRecord=1 cudaEventDestroy=1
-// CHECK-NEXT: etcopy-cuda-sim: stats: model: host_ns=4549694 S0=4527194 S1=4533694
+// CHECK-NEXT: etcopy-cuda-sim: stats: model: host_ns=4951460 pool_growths=0 fresh_pages=0 S0=4929460 S1=4936360
 
 // STATS-NOT: trace:
 // STATS: done
@@ -64,7 +64,7 @@ int main(void) {
 // STATS-NEXT: etcopy-cuda-sim: stats: copies: pinned=0 pinned_bytes=0 pageable=1001 pageable_bytes=48016 h2h=0 h2h_bytes=0 h2d_pinned=0 h2d_pinned_bytes=0 h2d_pageable=1000 h2d_pageable_bytes=48000 d2h_pinned=0 d2h_pinned_bytes=0 d2h_pageable=1 d2h_pageable_bytes=16 d2d=0 d2d_bytes=0 peer_direct=0 peer_direct_bytes=0 peer_staged=0 peer_staged_bytes=0 batches=0 batch_copies=0
 // STATS-NEXT: etcopy-cuda-sim: stats: calls: any=1012 alloc=1 free=1 copy=1002 batch=0 memset=1 stream=2 event=3 sync=2 set-device=0 host-alloc=0 peer=0 other=0
 // STATS-NEXT: etcopy-cuda-sim: stats: entry-points: cudaMalloc=1 cudaFree=1 cudaMemcpy=1 cudaMemcpyAsync=1000 cudaMemcpy2D=1 cudaMemsetAsync=1 cudaStreamCreate=1 cudaStreamDestroy=1 cudaStreamSynchronize=2 cudaEventCreate=1 cudaEventRecord=1 cudaEventDestroy=1
-// STATS-NEXT: etcopy-cuda-sim: stats: model: host_ns=4549694 S0=4527194 S1=4533694
+// STATS-NEXT: etcopy-cuda-sim: stats: model: host_ns=4951460 pool_growths=0 fresh_pages=0 S0=4929460 S1=4936360
 // STATS-EMPTY:
 
 // QUIET-NOT: trace:
