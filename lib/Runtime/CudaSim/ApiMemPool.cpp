@@ -13,6 +13,7 @@
 #include "Simulator.h"
 
 #include <cinttypes>
+#include <cstring>
 
 using namespace etcopy::cudasim;
 
@@ -114,6 +115,20 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaMemPoolDestroy(cudaMemPool_t memPool) {
 // Attributes and trimming
 //===----------------------------------------------------------------------===//
 
+/// The value of a pool attribute as the trace shows it: the Reuse* flags
+/// are ints, the others cuuint64_t (CUDA 13, cudaMemPoolAttr).
+static std::string attributeValue(int Attr, const void *Value) {
+  if (Attr >= cudaMemPoolReuseFollowEventDependencies &&
+      Attr <= cudaMemPoolReuseAllowInternalDependencies) {
+    int Enabled;
+    std::memcpy(&Enabled, Value, sizeof(Enabled));
+    return format("%d", Enabled);
+  }
+  uint64_t Bytes;
+  std::memcpy(&Bytes, Value, sizeof(Bytes));
+  return format("%" PRIu64, Bytes);
+}
+
 ETCOPY_CUDA_SIM_API cudaError_t cudaMemPoolSetAttribute(
     cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void *value) {
   Simulator &Sim = Simulator::get();
@@ -125,7 +140,10 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaMemPoolSetAttribute(
   if (P)
     Error = Sim.setPoolAttribute(*P, int(attr), value);
   Sim.trace("%s(%s, attr=%d)%s", Api, Sim.poolLabel(memPool).c_str(), int(attr),
-            Sim.result(Error).c_str());
+            Sim.result(Error, Error == cudaSuccess
+                                  ? attributeValue(int(attr), value)
+                                  : std::string())
+                .c_str());
   return Sim.finish(EntryPoint::cudaMemPoolSetAttribute, Error);
 }
 
@@ -140,7 +158,10 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaMemPoolGetAttribute(
   if (P)
     Error = Sim.getPoolAttribute(*P, int(attr), value);
   Sim.trace("%s(%s, attr=%d)%s", Api, Sim.poolLabel(memPool).c_str(), int(attr),
-            Sim.result(Error).c_str());
+            Sim.result(Error, Error == cudaSuccess
+                                  ? attributeValue(int(attr), value)
+                                  : std::string())
+                .c_str());
   return Sim.finish(EntryPoint::cudaMemPoolGetAttribute, Error);
 }
 
