@@ -21,6 +21,8 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/PassManager.h"
 
+#include <cstring>
+
 using namespace mlir;
 // The C options struct has the name of the C++ one: etcopy names are
 // qualified here.
@@ -139,13 +141,19 @@ static void report(StringRef message, MlirStringCallback callback,
 static LogicalResult verifyOptions(const EtCopyPipelineOptions &options,
                                    MlirStringCallback callback,
                                    void *userData) {
-  if (options.arenaOwnership == EtCopyArenaOwnershipFunction ||
-      options.arenaOwnership == EtCopyArenaOwnershipCaller)
+  // Read as the integer C stored: in C++ a value outside the enumerators'
+  // range is not a valid EtCopyArenaOwnership, and loading it as one is
+  // undefined behaviour (UBSan's -fsanitize=enum reports it).
+  static_assert(sizeof(int) == sizeof(EtCopyArenaOwnership),
+                "C enumerations are int-sized");
+  int arenaOwnership;
+  std::memcpy(&arenaOwnership, &options.arenaOwnership, sizeof(int));
+  if (arenaOwnership == EtCopyArenaOwnershipFunction ||
+      arenaOwnership == EtCopyArenaOwnershipCaller)
     return success();
   std::string message;
   llvm::raw_string_ostream os(message);
-  os << "EtCopyPipelineOptions: arenaOwnership is "
-     << static_cast<long long>(options.arenaOwnership)
+  os << "EtCopyPipelineOptions: arenaOwnership is " << arenaOwnership
      << ", expected EtCopyArenaOwnershipFunction (0) or "
         "EtCopyArenaOwnershipCaller (1)\n";
   report(message, callback, userData);
