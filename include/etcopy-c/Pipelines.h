@@ -53,7 +53,7 @@ typedef struct EtCopyPipelineOptions {
 
 /* The defaults: the whole job (placement, transfer optimisation with
    uploads grouped up to 1 MiB, planning with function-owned arenas, async
-   and batched copies), no skip flag, no pinned host memory. */
+   and batched copies, pinned host buffers of transfers), no skip flag. */
 MLIR_CAPI_EXPORTED EtCopyPipelineOptions etcopyPipelineOptionsGetDefault(void);
 
 /* Parses the textual form of --etcopy-to-cuda's options

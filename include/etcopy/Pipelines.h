@@ -138,8 +138,8 @@ struct EtCopyPipelineOptions
       *this, "pinned-host-memory",
       llvm::cl::desc("Allocate the host buffers that a function copies to or "
                      "from a device and frees itself with cudaMallocHost "
-                     "(default: false)"),
-      llvm::cl::init(false)};
+                     "(default: true)"),
+      llvm::cl::init(true)};
 };
 
 /// From tensor- or memref-level IR with delegates or etcopy ops to the LLVM

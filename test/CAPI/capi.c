@@ -122,7 +122,7 @@ int main(void) {
   if (mlirLogicalResultIsFailure(etcopyPipelineOptionsParse(
           mlirStringRefCreateFromCString(
               "skip-h2d-for-method-inputs=true arena-ownership=caller "
-              "pinned-host-memory=true upload-group-bytes=4096"),
+              "pinned-host-memory=false upload-group-bytes=4096"),
           &options, print, NULL)))
     return 4;
   printf("parsed: skip-h2d=%d arenas=%d pinned=%d upload-group=%llu\n",
