@@ -144,8 +144,9 @@ struct CudaAllocatorOptions {
 ///   when allocate() returns, as cudaMalloc's is. deallocate() waits for the
 ///   device (cudaDeviceSynchronize: work still queued on any stream may use
 ///   the memory, and cudaFree would have waited for it too), then gives the
-///   memory back with cudaFreeAsync on the legacy stream, where the next
-///   allocate() reuses it. At the first operation on a device the pool's
+///   memory back with cudaFreeAsync on the legacy stream and waits for that,
+///   so that the next allocate() reuses it and nothing stays queued. At the
+///   first operation on a device the pool's
 ///   release threshold is raised to the pool policy
 ///   (CudaAllocatorOptions::poolReleaseThreshold), so that memory freed and
 ///   allocated again is not unmapped and mapped again at every
@@ -220,6 +221,10 @@ private:
   /// The pool state of `ordinal`, the current device, configuring it at the
   /// first call.
   Expected<DevicePool> getDevicePool(int ordinal);
+  /// Checks `ordinal`, makes it current, runs `body(DevicePool)` (returning
+  /// an Error) on its configured pool and restores the previous device.
+  template <typename Body>
+  Error withDevicePool(int ordinal, const char *operation, Body body);
 
   CudaApi api;
   bool useMemoryPool;

@@ -891,17 +891,27 @@ Expected<CudaAllocator::DevicePool> CudaAllocator::getDevicePool(int ordinal) {
   return state = configured;
 }
 
-Expected<bool> CudaAllocator::usesMemoryPool(int ordinal) {
-  if (Error err = checkOrdinal(ordinal, "usesMemoryPool"))
+template <typename Body>
+Error CudaAllocator::withDevicePool(int ordinal, const char *operation,
+                                   Body body) {
+  if (Error err = checkOrdinal(ordinal, operation))
     return err;
   DeviceSwitch deviceSwitch(api, ordinal);
   if (Error err = deviceSwitch.enter())
     return err;
   Expected<DevicePool> pool = getDevicePool(ordinal);
-  Error result = pool ? Error::success() : pool.takeError();
-  if (Error err = deviceSwitch.leave(std::move(result)))
+  return deviceSwitch.leave(pool ? body(*pool) : pool.takeError());
+}
+
+Expected<bool> CudaAllocator::usesMemoryPool(int ordinal) {
+  bool pooled = false;
+  if (Error err = withDevicePool(ordinal, "usesMemoryPool",
+                                 [&](const DevicePool &pool) {
+                                   pooled = pool.pooled;
+                                   return Error::success();
+                                 }))
     return err;
-  return pool->pooled;
+  return pooled;
 }
 
 Expected<void *> CudaAllocator::allocate(std::size_t nbytes, int ordinal,
@@ -960,55 +970,42 @@ Expected<void *> CudaAllocator::allocate(std::size_t nbytes, int ordinal,
 Error CudaAllocator::deallocate(void *ptr, int ordinal) {
   if (!ptr)
     return Error::success();
-  if (Error err = checkOrdinal(ordinal, "deallocate"))
-    return err;
-  DeviceSwitch deviceSwitch(api, ordinal);
-  if (Error err = deviceSwitch.enter())
-    return err;
-  Expected<DevicePool> pool = getDevicePool(ordinal);
-  if (!pool)
-    return deviceSwitch.leave(pool.takeError());
-  CudaErrors errors(api);
-  std::string where = " on cuda:" + std::to_string(ordinal);
-  if (!pool->pooled)
-    return deviceSwitch.leave(
-        errors.check(api.freeFn(ptr), "cudaFree" + where));
-  // Copies still queued on any stream may use the memory: wait for them, as
-  // cudaFree would, before the pool may hand the memory out again. Then the
-  // free, waited for too: the memory is back in the pool when deallocate
-  // returns, and no work of the allocator's is left queued.
-  std::string call = "cudaFreeAsync(" + pointerText(ptr) + ")";
-  Error result = errors.check(api.deviceSynchronizeFn(),
-                              "cudaDeviceSynchronize before " + call + where);
-  if (result.ok())
-    result = errors.check(api.freeAsyncFn(ptr, nullptr), call + where);
-  if (result.ok())
-    result = errors.check(api.streamSynchronizeFn(nullptr),
-                          "cudaStreamSynchronize(0) after " + call + where);
-  return deviceSwitch.leave(std::move(result));
+  return withDevicePool(ordinal, "deallocate", [&](const DevicePool &pool) {
+    CudaErrors errors(api);
+    std::string where = " on cuda:" + std::to_string(ordinal);
+    if (!pool.pooled)
+      return errors.check(api.freeFn(ptr), "cudaFree" + where);
+    // Copies still queued on any stream may use the memory: wait for them,
+    // as cudaFree would, before the pool may hand the memory out again. Then
+    // the free, waited for too: the memory is back in the pool when
+    // deallocate returns, and no work of the allocator's is left queued.
+    std::string call = "cudaFreeAsync(" + pointerText(ptr) + ")";
+    if (Error err =
+            errors.check(api.deviceSynchronizeFn(),
+                         "cudaDeviceSynchronize before " + call + where))
+      return err;
+    if (Error err = errors.check(api.freeAsyncFn(ptr, nullptr), call + where))
+      return err;
+    return errors.check(api.streamSynchronizeFn(nullptr),
+                        "cudaStreamSynchronize(0) after " + call + where);
+  });
 }
 
 Error CudaAllocator::trimMemoryPool(int ordinal, std::size_t minBytesToKeep) {
-  if (Error err = checkOrdinal(ordinal, "trimMemoryPool"))
-    return err;
-  DeviceSwitch deviceSwitch(api, ordinal);
-  if (Error err = deviceSwitch.enter())
-    return err;
-  Expected<DevicePool> pool = getDevicePool(ordinal);
-  if (!pool)
-    return deviceSwitch.leave(pool.takeError());
-  Error result;
-  if (pool->pooled && !api.memPoolTrimToFn)
-    result = Error(ErrorCode::Unavailable,
-                   "the CUDA Runtime API from '" + api.origin +
-                       "' has no cudaMemPoolTrimTo, which trimming a memory "
-                       "pool needs");
-  else if (pool->pooled)
-    result = CudaErrors(api).check(
-        api.memPoolTrimToFn(pool->pool, minBytesToKeep),
-        "cudaMemPoolTrimTo(" + std::to_string(minBytesToKeep) +
-            " bytes) on cuda:" + std::to_string(ordinal));
-  return deviceSwitch.leave(std::move(result));
+  return withDevicePool(
+      ordinal, "trimMemoryPool", [&](const DevicePool &pool) -> Error {
+        if (!pool.pooled)
+          return Error::success();
+        if (!api.memPoolTrimToFn)
+          return Error(ErrorCode::Unavailable,
+                       "the CUDA Runtime API from '" + api.origin +
+                           "' has no cudaMemPoolTrimTo, which trimming a "
+                           "memory pool needs");
+        return CudaErrors(api).check(
+            api.memPoolTrimToFn(pool.pool, minBytesToKeep),
+            "cudaMemPoolTrimTo(" + std::to_string(minBytesToKeep) +
+                " bytes) on cuda:" + std::to_string(ordinal));
+      });
 }
 
 Error CudaAllocator::copy(void *dst, const void *src, std::size_t nbytes,
