@@ -270,9 +270,9 @@ def EtCopyLowerHostCode
     quadratic time and memory in a block of many loops or conditionals,
     such as a method alternating delegate calls with elementwise host
     code (each glue op a loop: `--etcopy-to-cuda` on 1 500 such calls took
-    4.9 s and 1.07 GiB, on 3 000 calls 61 s and 3.9 GB; now 0.8 s of CPU
-    time and 140 MiB, and 1.7 s and 168 MiB, see docs/CompileTime.md) or
-    the conditional frees that lowering a large
+    4.9 s and 1.07 GiB, on 3 000 calls 61 s and 3.9 GB; now 0.8 to 0.9 s
+    of CPU time and 140 MiB, and 1.4 to 2.0 s and 164 to 168 MiB, see
+    docs/CompileTime.md) or the conditional frees that lowering a large
     `bufferization.dealloc` makes (3 000 groups of delegate calls: 76 s
     and 23 GB; now 0.3 s). The output is the pass's, byte for byte; what
     the sweep leaves (`scf.parallel` and `scf.forall`, which become other
