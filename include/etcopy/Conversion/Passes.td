@@ -270,8 +270,9 @@ def EtCopyLowerHostCode
     quadratic time and memory in a block of many loops or conditionals,
     such as a method alternating delegate calls with elementwise host
     code (each glue op a loop: `--etcopy-to-cuda` on 1 500 such calls took
-    8 to 9 s and 1.07 GB, 60 s and 3.9 GB at 3 000; now 1.3 s and 143 MB,
-    3.1 s and 174 MB) or the conditional frees that lowering a large
+    4.9 s and 1.07 GiB, on 3 000 calls 61 s and 3.9 GB; now 0.8 to 0.9 s
+    of CPU time and 140 MiB, and 1.4 to 2.0 s and 164 to 168 MiB, see
+    docs/CompileTime.md) or the conditional frees that lowering a large
     `bufferization.dealloc` makes (3 000 groups of delegate calls: 76 s
     and 23 GB; now 0.3 s). The output is the pass's, byte for byte; what
     the sweep leaves (`scf.parallel` and `scf.forall`, which become other
@@ -308,6 +309,11 @@ def ConvertEtCopyToHost : EtCopyPass<"convert-etcopy-to-host", "::mlir::ModuleOp
     `etcopy.writes` said, were chosen by bufferization before), so that the
     module runs with no CUDA at all and lowers with the standard host
     pipeline.
+
+    Linear in the size of the module: one replacement of the module's types
+    and attributes (each distinct type rewritten once), one walk dropping
+    the attributes, and one visit of each op by the copy patterns, which
+    neither fold nor simplify regions.
   }];
   let dependentDialects = ["::mlir::memref::MemRefDialect",
                            "::mlir::tensor::TensorDialect"];
