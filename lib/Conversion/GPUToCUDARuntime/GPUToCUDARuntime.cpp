@@ -42,6 +42,7 @@
 
 #include "CleanUp.h"
 #include "CopyClassification.h"
+#include "KernelLowering.h"
 #include "Planning.h"
 #include "RuntimeOpLowering.h"
 #include "RuntimeSupport.h"
@@ -301,7 +302,7 @@ void ConvertGPUToCUDARuntimePass::runOnOperation() {
   LLVMConversionTarget target(*ctx);
   target.addIllegalDialect<gpu::GPUDialect>();
   target.addDynamicallyLegalOp<gpu::AllocOp, gpu::DeallocOp, gpu::MemcpyOp,
-                               gpu::MemsetOp, gpu::WaitOp>(
+                               gpu::MemsetOp, gpu::WaitOp, gpu::LaunchFuncOp>(
       [&](Operation *op) { return plans.contains(op); });
   // Transfer buffers are planned; other host buffers are the conversion's (no
   // callback without transfer buffers: it would look up every alloc and
@@ -315,7 +316,7 @@ void ConvertGPUToCUDARuntimePass::runOnOperation() {
         });
   target.addDynamicallyLegalOp<memref::ViewOp>(
       [&](memref::ViewOp view) { return addressOnlyViews.contains(view); });
-  target.addLegalOp<gpu::GPUModuleOp>();
+  target.addLegalOp<gpu::GPUModuleOp, gpu::BinaryOp>();
   target.markOpRecursivelyLegal<gpu::GPUModuleOp>();
 
   RewritePatternSet patterns(ctx);
@@ -329,7 +330,10 @@ void ConvertGPUToCUDARuntimePass::runOnOperation() {
   // unlowerable-fold.mlir): input the pass must leave or report instead.
   if (failed(applyPartialConversion(module, target, std::move(patterns))))
     return signalPassFailure();
-  lowerRuntimeOps(work, converter, support, plans, addressOnlyViews);
+  // The binaries become globals (their host kernels are llvm.func now),
+  // which the launches refer to.
+  KernelLowering kernels(module, symbols);
+  lowerRuntimeOps(work, converter, support, plans, addressOnlyViews, &kernels);
   support.emit();
 
   // Fold the casts and what the patterns left, check that nothing etcopy-
