@@ -304,7 +304,7 @@ static cudaLibrary_t get_library(cudaLibrary_t *cell, const void *image,
   cudaLibrary_t loaded = NULL;
   if (!check(cudaLibraryLoadData(&loaded, image, NULL, NULL, 0, NULL, NULL, 0),
              ETCOPY_AT, "cudaLibraryLoadData",
-             "load the device code of kernel", 0) ||
+             "load the device code of the kernels", 0) ||
       !loaded)
     return NULL;
   (void)name;

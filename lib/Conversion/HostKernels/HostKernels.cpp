@@ -112,6 +112,8 @@ func::FuncOp outlineKernel(ModuleOp module, SymbolTable &symbols,
       ("__etcopy_host_kernel." + gpuModule.getName() + "." + kernel.getName())
           .str(),
       FunctionType::get(ctx, inputs, {}));
+  // Private: no method of the module (its table entry is its only use).
+  func.setPrivate();
   symbols.insert(func);
   func->setAttr(kHostKernelAttrName,
                 builder.getStrArrayAttr({gpuModule.getName(), kernel.getName()}));

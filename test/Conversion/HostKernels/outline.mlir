@@ -70,7 +70,7 @@ module attributes {gpu.container_module} {
 
 // The host versions: ids read from the leading arguments (a global id is
 // block id * block size + thread id), no device memory space.
-// CHECK-LABEL: func.func @__etcopy_host_kernel.kernels.axpy(
+// CHECK-LABEL: func.func private @__etcopy_host_kernel.kernels.axpy(
 // CHECK-SAME: %[[BX:[^:]*]]: index, %[[BY:[^:]*]]: index, %[[BZ:[^:]*]]: index, %[[TX:[^:]*]]: index, %[[TY:[^:]*]]: index, %[[TZ:[^:]*]]: index, %[[DX:[^:]*]]: index, %[[DY:[^:]*]]: index, %[[DZ:[^:]*]]: index, %[[GX:[^:]*]]: index, %[[GY:[^:]*]]: index, %[[GZ:[^:]*]]: index, %[[X:[^:]*]]: memref<?xf32>, %[[Y:[^:]*]]: memref<?xf32>, %[[A:[^:]*]]: f32)
 // CHECK-SAME: attributes {etcopy.host_kernel = ["kernels", "axpy"]}
 // CHECK: %[[OFFSET:.*]] = arith.muli %[[BX]], %[[DX]] : index
@@ -80,10 +80,10 @@ module attributes {gpu.container_module} {
 // CHECK: memref.load %[[Y]][%[[K]]] : memref<?xf32>
 // CHECK: memref.store %{{.*}}, %[[Y]][%[[I]]] : memref<?xf32>
 // CHECK-NEXT: return
-// CHECK: func.func @__etcopy_host_kernel.kernels.sync({{.*}}) attributes {etcopy.host_kernel = ["kernels", "sync"], etcopy.host_kernel_unsupported = "it uses gpu.barrier, which needs the threads of a block to run together"}
+// CHECK: func.func private @__etcopy_host_kernel.kernels.sync({{.*}}) attributes {etcopy.host_kernel = ["kernels", "sync"], etcopy.host_kernel_unsupported = "it uses gpu.barrier, which needs the threads of a block to run together"}
 // CHECK-NEXT: return
-// CHECK: func.func @__etcopy_host_kernel.kernels.shared({{.*}}) attributes {etcopy.host_kernel = ["kernels", "shared"], etcopy.host_kernel_unsupported = "it uses shared memory (workgroup attributions), which needs the threads of a block to run together"}
-// CHECK: func.func @__etcopy_host_kernel.kernels.shuffle({{.*}}) attributes {etcopy.host_kernel = ["kernels", "shuffle"], etcopy.host_kernel_unsupported = "it uses 'gpu.shuffle' (warp, subgroup and other gpu operations have no host version)"}
+// CHECK: func.func private @__etcopy_host_kernel.kernels.shared({{.*}}) attributes {etcopy.host_kernel = ["kernels", "shared"], etcopy.host_kernel_unsupported = "it uses shared memory (workgroup attributions), which needs the threads of a block to run together"}
+// CHECK: func.func private @__etcopy_host_kernel.kernels.shuffle({{.*}}) attributes {etcopy.host_kernel = ["kernels", "shuffle"], etcopy.host_kernel_unsupported = "it uses 'gpu.shuffle' (warp, subgroup and other gpu operations have no host version)"}
 
 // With launch-on-host only the host version that runs is left.
-// HOST: func.func @__etcopy_host_kernel.kernels.axpy(
+// HOST: func.func private @__etcopy_host_kernel.kernels.axpy(

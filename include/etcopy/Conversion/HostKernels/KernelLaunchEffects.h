@@ -16,7 +16,7 @@ class DialectRegistry;
 namespace etcopy {
 
 /// Attaches the MemoryEffectOpInterface model of gpu.launch_func: a read and
-/// a write of each memref operand.
+/// a write of each memref operand, and a write of a resource of launches.
 void registerKernelLaunchEffectsExternalModel(DialectRegistry &registry);
 
 } // namespace etcopy
