@@ -341,7 +341,9 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaLaunchKernel(const void *func,
   // The execution configuration: CUDA C++ Programming Guide, "Compute
   // Capabilities", table "Technical Specifications per Compute Capability"
   // (block at most 1024 x 1024 x 64 and 1024 threads, grid at most
-  // (2^31 - 1) x 65535 x 65535).
+  // (2^31 - 1) x 65535 x 65535); cudaErrorInvalidConfiguration: "Requesting
+  // more shared memory per block than the device supports will trigger this
+  // error, as will requesting too many threads or blocks."
   if (Error == cudaSuccess) {
     uint64_t Threads = uint64_t(blockDim.x) * blockDim.y * blockDim.z;
     if (!gridDim.x || !gridDim.y || !gridDim.z || !blockDim.x ||
@@ -362,7 +364,7 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaLaunchKernel(const void *func,
                        "((2^31 - 1) x 65535 x 65535)",
                        K->Name.c_str(), gridDim.x, gridDim.y, gridDim.z);
     else if (sharedMem > kDefaultSharedBytes)
-      Error = Sim.fail(Api, cudaErrorInvalidValue,
+      Error = Sim.fail(Api, cudaErrorInvalidConfiguration,
                        "kernel %s: %zu bytes of dynamic shared memory exceed "
                        "the %zu a block may use without "
                        "cudaFuncAttributeMaxDynamicSharedMemorySize",

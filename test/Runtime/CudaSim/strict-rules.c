@@ -323,7 +323,7 @@ int main(void) {
   // CHECK-NEXT: etcopy-cuda-sim: error: cudaLaunchKernel: kernel fill: grid (1, 65536, 1) exceeds the limits ((2^31 - 1) x 65535 x 65535)
   // CHECK-NEXT: kernel-configuration grid y -> cudaErrorInvalidConfiguration
   // CHECK-NEXT: etcopy-cuda-sim: error: cudaLaunchKernel: kernel fill: 49153 bytes of dynamic shared memory exceed the 49152 a block may use without cudaFuncAttributeMaxDynamicSharedMemorySize
-  // CHECK-NEXT: kernel-configuration shared memory -> cudaErrorInvalidValue
+  // CHECK-NEXT: kernel-configuration shared memory -> cudaErrorInvalidConfiguration
 
   // kernel-pointer: a pointer parameter must be memory of the launch's
   // device: not host memory, not another device's.
