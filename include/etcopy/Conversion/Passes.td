@@ -134,6 +134,17 @@ def ConvertGPUToCUDARuntime
     of the delegate's device as an extra last argument (`!llvm.ptr`, also
     appended to the delegate's signature).
 
+    Kernels: each `gpu.binary` (as `gpu-module-to-binary` makes it, PTX,
+    cubin or fatbin) becomes its image and a library handle that the first
+    launch loads with `cudaLibraryLoadData` (once per process, thread-safe;
+    unloaded at exit); each `gpu.launch_func`, sync or async, becomes a
+    look-up of its kernel (`cudaLibraryGetKernel`, cached) and a
+    `cudaLaunchKernel` on the function's stream, ordered with the copies
+    like a copy, its memrefs passed as `convert-gpu-to-nvvm` expands them
+    (full descriptors). The host versions of the kernels
+    (`etcopy-outline-host-kernels`) are appended to the image, where the CUDA
+    simulator finds them; CUDA ignores them.
+
     Every `cudaError_t` is checked. On failure the generated code calls
     `etcopy_cuda_error(err, location, call, what, bytes)`, defined weak in the
     module: it prints the op's source location, the CUDA call, the direction

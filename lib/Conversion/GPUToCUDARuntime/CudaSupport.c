@@ -297,7 +297,7 @@ static void release_libraries_at_exit(void *unused) {
 
 /* The library of `image`, loaded on first use. */
 static cudaLibrary_t get_library(cudaLibrary_t *cell, const void *image,
-                                 const char *name, ETCOPY_LOCATION) {
+                                 ETCOPY_LOCATION) {
   cudaLibrary_t cached = __atomic_load_n(cell, __ATOMIC_ACQUIRE);
   if (cached)
     return cached;
@@ -307,7 +307,6 @@ static cudaLibrary_t get_library(cudaLibrary_t *cell, const void *image,
              "load the device code of the kernels", 0) ||
       !loaded)
     return NULL;
-  (void)name;
   if (__atomic_compare_exchange_n(cell, &cached, loaded, /*weak=*/0,
                                   __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
     static char registered;
@@ -328,7 +327,7 @@ cudaKernel_t __etcopy_get_kernel(cudaLibrary_t *library, const void *image,
   cudaKernel_t cached = __atomic_load_n(kernel, __ATOMIC_ACQUIRE);
   if (cached)
     return cached;
-  cudaLibrary_t loaded = get_library(library, image, name, ETCOPY_AT);
+  cudaLibrary_t loaded = get_library(library, image, ETCOPY_AT);
   if (!loaded)
     return NULL;
   cudaKernel_t found = NULL;

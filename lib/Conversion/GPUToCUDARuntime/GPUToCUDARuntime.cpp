@@ -1,8 +1,9 @@
 //===- GPUToCUDARuntime.cpp - gpu runtime ops to CUDA calls ---*- C++ -*-===//
 //
-// Lowers gpu.alloc / gpu.dealloc / gpu.memcpy / gpu.memset / gpu.wait, sync
-// and async, to calls of the checked CUDA wrappers of CudaSupport.c, and the
-// rest of the module to the LLVM dialect. This file holds the passes; the
+// Lowers gpu.alloc / gpu.dealloc / gpu.memcpy / gpu.memset / gpu.wait /
+// gpu.launch_func, sync and async, and gpu.binary, to calls of the checked
+// CUDA wrappers of CudaSupport.c, and the rest of the module to the LLVM
+// dialect. This file holds the passes; the
 // pass works in four steps, each in a file of its own next to this one:
 //
 //  1. one walk validates the module (everything the pass cannot lower is
@@ -19,9 +20,10 @@
 //     materialised as LLVM-dialect ops (Planning.cpp);
 //  3. a dialect conversion with the LLVM patterns of every loaded dialect
 //     lowers everything but the planned ops, which it leaves in place (this
-//     file); one visit of each planned op then replaces it with its calls,
-//     without the conversion driver (RuntimeOpLowerer, in
-//     RuntimeOpLowering.cpp);
+//     file); the gpu.binary ops become globals (KernelLowering.cpp); one
+//     visit of each planned op then replaces it with its calls, without the
+//     conversion driver (RuntimeOpLowerer, in RuntimeOpLowering.cpp; the
+//     launches through KernelLowering);
 //  4. the functions of the runtime support that the calls use are copied
 //     into the module (RuntimeSupport.cpp, which also reads them from the
 //     embedded bytecode of CudaSupport.c), and one pass over each function

@@ -299,8 +299,8 @@ KernelLowering::KernelLowering(ModuleOp module, SymbolTable &symbols)
                            LLVM::ZeroOp::create(builder, loc, pointerType));
     symbols.insert(binary.library);
   }
-  // The kernels' host versions whose binary is gone (no launch loads it)
-  // are left as ordinary functions; the binaries go.
+  // The binaries go; host kernels of a binary without a loadable object
+  // (which no launch uses: validated) stay, unused.
   for (gpu::BinaryOp binary : toErase)
     symbols.erase(binary);
 }
