@@ -134,6 +134,17 @@ def ConvertGPUToCUDARuntime
     of the delegate's device as an extra last argument (`!llvm.ptr`, also
     appended to the delegate's signature).
 
+    Kernels: each `gpu.binary` (as `gpu-module-to-binary` makes it, PTX,
+    cubin or fatbin) becomes its image and a library handle that the first
+    launch loads with `cudaLibraryLoadData` (once per process, thread-safe;
+    unloaded at exit); each `gpu.launch_func`, sync or async, becomes a
+    look-up of its kernel (`cudaLibraryGetKernel`, cached) and a
+    `cudaLaunchKernel` on the function's stream, ordered with the copies
+    like a copy, its memrefs passed as `convert-gpu-to-nvvm` expands them
+    (full descriptors). The host versions of the kernels
+    (`etcopy-outline-host-kernels`) are appended to the image, where the CUDA
+    simulator finds them; CUDA ignores them.
+
     Every `cudaError_t` is checked. On failure the generated code calls
     `etcopy_cuda_error(err, location, call, what, bytes)`, defined weak in the
     module: it prints the op's source location, the CUDA call, the direction
@@ -317,6 +328,55 @@ def ConvertEtCopyToHost : EtCopyPass<"convert-etcopy-to-host", "::mlir::ModuleOp
   }];
   let dependentDialects = ["::mlir::memref::MemRefDialect",
                            "::mlir::tensor::TensorDialect"];
+}
+
+def EtCopyOutlineHostKernels
+    : EtCopyPass<"etcopy-outline-host-kernels", "::mlir::ModuleOp"> {
+  let summary = "Compile each gpu.module kernel for the host too, and "
+                "prepare the gpu.modules for the NVVM lowering";
+  let description = [{
+    The first kernel stage of `--etcopy-to-cuda` and `--etcopy-to-host`.
+    Each kernel (`gpu.func ... kernel`) of each `gpu.module` gets a host
+    version: a `func.func @__etcopy_host_kernel.<module>.<kernel>` taking
+    the block id, thread id, block size and grid size (x, y, z each, as
+    `index`) before the kernel's arguments, with the kernel's body, in
+    which `gpu.block_id`, `gpu.thread_id`, `gpu.block_dim`, `gpu.grid_dim`
+    and `gpu.global_id` read those arguments. It carries
+    `etcopy.host_kernel = [module, kernel]`, by which
+    `convert-gpu-to-cuda-runtime` appends it to the binary's image for the
+    CUDA simulator (docs/CUDALowering.md, "Kernels").
+
+    Host versions run one thread after another. A kernel whose threads must
+    run together (it uses `gpu.barrier`, shared memory: workgroup
+    attributions or `#gpu.address_space<workgroup>` memrefs, or any other
+    `gpu` op, such as warp shuffles and subgroup operations) or that calls a
+    function gets an empty host version marked
+    `etcopy.host_kernel_unsupported = "<why>"`: the simulator rejects its
+    launches with that reason.
+
+    Then the `gpu.module`s are made ready for `convert-gpu-to-nvvm`: the
+    `#etcopy.device` memory space is erased from every type in them, and
+    each `gpu.launch_func` operand of such a type is cast to it
+    (`memref.memory_space_cast`), so that launches still match their
+    kernels.
+
+    With `launch-on-host` (the reference build, `--etcopy-to-host`), each
+    sync-form `gpu.launch_func` is instead replaced by loops over the grid
+    and the block (z, y, x; blocks outermost) calling the host version, and
+    the `gpu.module`s are erased; a kernel without host version, or an
+    async launch, is an error.
+
+    Linear in the size of the module.
+  }];
+  let dependentDialects = ["::mlir::func::FuncDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::arith::ArithDialect"];
+  let options = [
+    Option<"launchOnHost", "launch-on-host", "bool", /*default=*/"false",
+           "Replace each gpu.launch_func by loops calling the kernel's host "
+           "version and erase the gpu.modules (default: false)">,
+  ];
 }
 
 #endif // ETCOPY_CONVERSION_PASSES_TD
