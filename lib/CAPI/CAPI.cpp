@@ -261,38 +261,50 @@ static LogicalResult verifyAnchor(StringRef pipeline,
   return failure();
 }
 
-MlirLogicalResult
-etcopyBuildToCUDAPipeline(MlirOpPassManager passManager,
-                          const EtCopyPipelineOptions *options,
-                          MlirStringCallback callback, void *userData) {
+/// The C++ options of --etcopy-to-host with the values of `from` (verified):
+/// the placement options, the only ones the host pipeline has.
+static void copyOptions(const EtCopyPipelineOptions &from,
+                        etcopy::EtCopyHostPipelineOptions &to) {
+  copyPlacementOptions(from, to);
+}
+
+/// Verifies `options` (the defaults when null) and that `passManager` can
+/// hold the pipeline of `OptionsT`, reporting to `callback`, then adds the
+/// pipeline with `build`.
+template <typename OptionsT>
+static MlirLogicalResult
+buildPipeline(MlirOpPassManager passManager,
+              const EtCopyPipelineOptions *options,
+              MlirStringCallback callback, void *userData,
+              void (*build)(OpPassManager &, const OptionsT &)) {
   EtCopyPipelineOptions defaults = etcopyPipelineOptionsGetDefault();
   if (!options)
     options = &defaults;
   OpPassManager &pm = *unwrap(passManager);
   if (failed(verifyOptions(*options, callback, userData)) ||
-      failed(verifyAnchor(etcopy::EtCopyPipelineOptions::getPipelineName(), pm,
-                          callback, userData)))
+      failed(verifyAnchor(OptionsT::getPipelineName(), pm, callback,
+                          userData)))
     return mlirLogicalResultFailure();
-  etcopy::EtCopyPipelineOptions cudaOptions;
-  copyOptions(*options, cudaOptions);
-  etcopy::buildEtCopyToCUDAPipeline(pm, cudaOptions);
+  OptionsT pipelineOptions;
+  copyOptions(*options, pipelineOptions);
+  build(pm, pipelineOptions);
   return mlirLogicalResultSuccess();
+}
+
+MlirLogicalResult
+etcopyBuildToCUDAPipeline(MlirOpPassManager passManager,
+                          const EtCopyPipelineOptions *options,
+                          MlirStringCallback callback, void *userData) {
+  return buildPipeline<etcopy::EtCopyPipelineOptions>(
+      passManager, options, callback, userData,
+      etcopy::buildEtCopyToCUDAPipeline);
 }
 
 MlirLogicalResult
 etcopyBuildToHostPipeline(MlirOpPassManager passManager,
                           const EtCopyPipelineOptions *options,
                           MlirStringCallback callback, void *userData) {
-  EtCopyPipelineOptions defaults = etcopyPipelineOptionsGetDefault();
-  if (!options)
-    options = &defaults;
-  OpPassManager &pm = *unwrap(passManager);
-  if (failed(verifyOptions(*options, callback, userData)) ||
-      failed(verifyAnchor(etcopy::EtCopyHostPipelineOptions::getPipelineName(),
-                          pm, callback, userData)))
-    return mlirLogicalResultFailure();
-  etcopy::EtCopyHostPipelineOptions hostOptions;
-  copyPlacementOptions(*options, hostOptions);
-  etcopy::buildEtCopyToHostPipeline(pm, hostOptions);
-  return mlirLogicalResultSuccess();
+  return buildPipeline<etcopy::EtCopyHostPipelineOptions>(
+      passManager, options, callback, userData,
+      etcopy::buildEtCopyToHostPipeline);
 }
