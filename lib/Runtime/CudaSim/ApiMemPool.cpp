@@ -129,40 +129,44 @@ static std::string attributeValue(int Attr, const void *Value) {
   return format("%" PRIu64, Bytes);
 }
 
-ETCOPY_CUDA_SIM_API cudaError_t cudaMemPoolSetAttribute(
-    cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void *value) {
+/// Shared implementation of cudaMemPoolSetAttribute and
+/// cudaMemPoolGetAttribute: looks `memPool` up, applies `Access` (the
+/// simulator's set or get) to it and traces the attribute's value.
+template <typename AccessFn>
+static cudaError_t accessPoolAttribute(EntryPoint Which, const char *Api,
+                                       cudaMemPool_t memPool, int Attr,
+                                       void *Value, AccessFn Access) {
   Simulator &Sim = Simulator::get();
   std::lock_guard<std::mutex> Lock(Sim.Mutex);
-  const char *Api = "cudaMemPoolSetAttribute";
-  cudaError_t Error = Sim.enterRuntime(EntryPoint::cudaMemPoolSetAttribute);
+  cudaError_t Error = Sim.enterRuntime(Which);
   MemPool *P =
       Error == cudaSuccess ? Sim.lookupPool(Api, memPool, Error) : nullptr;
   if (P)
-    Error = Sim.setPoolAttribute(*P, int(attr), value);
-  Sim.trace("%s(%s, attr=%d)%s", Api, Sim.poolLabel(memPool).c_str(), int(attr),
+    Error = Access(Sim, *P);
+  Sim.trace("%s(%s, attr=%d)%s", Api, Sim.poolLabel(memPool).c_str(), Attr,
             Sim.result(Error, Error == cudaSuccess
-                                  ? attributeValue(int(attr), value)
+                                  ? attributeValue(Attr, Value)
                                   : std::string())
                 .c_str());
-  return Sim.finish(EntryPoint::cudaMemPoolSetAttribute, Error);
+  return Sim.finish(Which, Error);
+}
+
+ETCOPY_CUDA_SIM_API cudaError_t cudaMemPoolSetAttribute(
+    cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void *value) {
+  return accessPoolAttribute(
+      EntryPoint::cudaMemPoolSetAttribute, "cudaMemPoolSetAttribute", memPool,
+      int(attr), value, [&](Simulator &Sim, MemPool &P) {
+        return Sim.setPoolAttribute(P, int(attr), value);
+      });
 }
 
 ETCOPY_CUDA_SIM_API cudaError_t cudaMemPoolGetAttribute(
     cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void *value) {
-  Simulator &Sim = Simulator::get();
-  std::lock_guard<std::mutex> Lock(Sim.Mutex);
-  const char *Api = "cudaMemPoolGetAttribute";
-  cudaError_t Error = Sim.enterRuntime(EntryPoint::cudaMemPoolGetAttribute);
-  MemPool *P =
-      Error == cudaSuccess ? Sim.lookupPool(Api, memPool, Error) : nullptr;
-  if (P)
-    Error = Sim.getPoolAttribute(*P, int(attr), value);
-  Sim.trace("%s(%s, attr=%d)%s", Api, Sim.poolLabel(memPool).c_str(), int(attr),
-            Sim.result(Error, Error == cudaSuccess
-                                  ? attributeValue(int(attr), value)
-                                  : std::string())
-                .c_str());
-  return Sim.finish(EntryPoint::cudaMemPoolGetAttribute, Error);
+  return accessPoolAttribute(
+      EntryPoint::cudaMemPoolGetAttribute, "cudaMemPoolGetAttribute", memPool,
+      int(attr), value, [&](Simulator &Sim, MemPool &P) {
+        return Sim.getPoolAttribute(P, int(attr), value);
+      });
 }
 
 ETCOPY_CUDA_SIM_API cudaError_t cudaMemPoolTrimTo(cudaMemPool_t memPool,
