@@ -40,6 +40,8 @@ namespace mlir::etcopy {
 using namespace mlir;
 using namespace mlir::etcopy;
 
+static std::pair<Value, Value> getDeviceCopyOperands(Operation *op);
+
 /// The flag of the pass, the subcategory of its remarks.
 static constexpr StringLiteral kPassName = "convert-etcopy-to-gpu";
 
@@ -162,6 +164,9 @@ struct BlockChain {
   bool inFlight = false;
   /// The host sides of the copies issued since the last host wait.
   PendingCopies pendingCopies;
+  /// Frees of host memory that a copy in flight may still use, moved to
+  /// just after the next host wait.
+  SmallVector<Operation *> deferredFrees;
 };
 
 /// Lowers the bodies of host functions, block by block.
@@ -239,8 +244,14 @@ void EtCopyToGPULowering::waitForChain(BlockChain &chain, Location loc,
                                        Operation *scope, const Twine &reason) {
   if (!chain.inFlight)
     return;
-  gpu::WaitOp::create(rewriter, loc, /*asyncToken=*/Type(), chain.token);
+  Operation *wait =
+      gpu::WaitOp::create(rewriter, loc, /*asyncToken=*/Type(), chain.token);
   ++statistics.waits;
+  for (Operation *free : chain.deferredFrees) {
+    free->moveAfter(wait);
+    wait = free;
+  }
+  chain.deferredFrees.clear();
   if (InFlightRemark remark =
           emitEtCopyRemark(remark::RemarkKind::RemarkPassed, loc, scope,
                            "HostWait", kPassName))
@@ -336,6 +347,32 @@ LogicalResult EtCopyToGPULowering::lowerDealloc(memref::DeallocOp dealloc,
     return dealloc.emitOpError("cannot free the unranked device memref ")
            << memref.getType() << " with gpu.dealloc; cast it to a ranked "
            << "memref first";
+
+  // Bufferization frees each buffer right after its last use, which may
+  // fall between two copies that convert-gpu-to-cuda-runtime would batch:
+  // the free moves past the copies (and frees) that follow it, which
+  // cannot use the freed memory, and is lowered when the walk reaches it
+  // again there.
+  if (options.async) {
+    // Past other device frees, allocations and ops without memory effects
+    // (none of which the CUDA lowering lets end a batch).
+    auto isPassable = [](Operation *op) {
+      if (auto other = dyn_cast<memref::DeallocOp>(op))
+        return isDeviceMemRef(other.getMemref().getType());
+      if (op->getNumRegions() != 0 || op->hasTrait<OpTrait::IsTerminator>())
+        return false;
+      auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+      return isMemoryEffectFree(op) ||
+             (effects && effects.onlyHasEffect<MemoryEffects::Allocate>());
+    };
+    Operation *next = dealloc->getNextNode();
+    while (next && isPassable(next))
+      next = next->getNextNode();
+    if (next && getDeviceCopyOperands(next).first) {
+      dealloc->moveAfter(next);
+      return success();
+    }
+  }
 
   // A free produces nothing the host or another stream can observe (freed
   // memory cannot be used), so it never makes the host wait: it stays
@@ -479,6 +516,24 @@ LogicalResult EtCopyToGPULowering::lowerHostOp(Operation *op,
       waitBefore(op, chain,
                  "'" + op->getName().getStringRef() +
                      "' has unknown memory effects");
+    return success();
+  }
+  // The free of host memory a copy in flight may use waits for the next
+  // host wait instead of making one: nothing after it uses the memory, so it
+  // may as well go later, and moving it is cheaper than draining the queue
+  // (bufferization frees each buffer right after its last use, which for
+  // the source of an upload is the upload itself).
+  if (auto dealloc = dyn_cast<memref::DeallocOp>(op);
+      dealloc && options.async &&
+      chain.pendingCopies.conflicts(MemoryEffects::Free::get(),
+                                    dealloc.getMemref(), aliasAnalysis)) {
+    chain.deferredFrees.push_back(op);
+    if (InFlightRemark remark = emitEtCopyRemark(
+            remark::RemarkKind::RemarkPassed, op->getLoc(), op,
+            "FreeDeferred", kPassName))
+      remark << RemarkArg("the free waits for the next host wait")
+             << RemarkArg("Reason",
+                          "a copy in flight may still use the memory");
     return success();
   }
   // Known effects: wait only if one may touch the host side of a copy in

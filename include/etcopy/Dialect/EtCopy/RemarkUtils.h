@@ -41,6 +41,32 @@ inline std::string getPlaceName(Type type) {
   return placement.isHost() ? "the host" : "an unknown place";
 }
 
+/// What `value` is, for remarks: "argument #1 of @step", "result #0 of
+/// 'func.call'", with the name of a NameLoc (`loc("x")`) where its defining
+/// op or argument has one. SSA names are not kept in the IR, and numbering
+/// them as the printer does would cost a walk of the function per remark.
+inline std::string getRemarkValueName(Value value) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  Location loc = value.getLoc();
+  if (auto name = dyn_cast<NameLoc>(loc))
+    os << "'" << name.getName().getValue() << "', ";
+  if (auto argument = dyn_cast<BlockArgument>(value)) {
+    Operation *parent = argument.getOwner()->getParentOp();
+    auto function = dyn_cast_or_null<FunctionOpInterface>(parent);
+    if (function && argument.getOwner()->isEntryBlock())
+      os << "argument #" << argument.getArgNumber() << " of @"
+         << function.getName();
+    else
+      os << "block argument #" << argument.getArgNumber();
+    return text;
+  }
+  auto result = cast<OpResult>(value);
+  os << "result #" << result.getResultNumber() << " of '"
+     << result.getOwner()->getName() << "'";
+  return text;
+}
+
 /// Starts a remark of `kind` named `name`, reported by the pass `pass`
 /// (its flag, without dashes) at `loc`, about code of the function that is
 /// or encloses `scope`. Empty, at the cost of one test, when no remark
