@@ -20,9 +20,9 @@
 // CHECK-NEXT: [80, 4, -16, 8]
 // CHECK-NOT: leak
 
-// COUNTS: call: set_device=16 unchanged=0 events_created=2 events_destroyed=0 syncs=3
-// COUNTS-NEXT: call: set_device=12 unchanged=0 events_created=0 events_destroyed=0 syncs=3
-// COUNTS-NEXT: call: set_device=12 unchanged=0 events_created=0 events_destroyed=0 syncs=3
+// COUNTS: call: set_device=18 unchanged=0 events_created=2 events_destroyed=0 syncs=3
+// COUNTS-NEXT: call: set_device=14 unchanged=0 events_created=0 events_destroyed=0 syncs=3
+// COUNTS-NEXT: call: set_device=14 unchanged=0 events_created=0 events_destroyed=0 syncs=3
 
 func.func private @printMemrefF32(memref<*xf32>) attributes {llvm.emit_c_interface}
 
