@@ -35,6 +35,16 @@ typedef enum EtCopyArenaOwnership {
   EtCopyArenaOwnershipCaller = 1
 } EtCopyArenaOwnership;
 
+/* The object --etcopy-to-cuda makes of each gpu.module. */
+typedef enum EtCopyKernelFormat {
+  EtCopyKernelFormatIsa = 0,   /* PTX, compiled by the driver at load */
+  EtCopyKernelFormatBin = 1,   /* a cubin (ptxas at compile time) */
+  EtCopyKernelFormatFatbin = 2 /* a fatbin */
+} EtCopyKernelFormat;
+
+/* The longest kernel chip name, with its NUL ("sm_90"). */
+#define ETCOPY_KERNEL_CHIP_SIZE 32
+
 /* The options of --etcopy-to-cuda (the host pipeline reads the first four
    and uploadGroupBytes).
    See docs/Pipeline.md. */
@@ -49,11 +59,14 @@ typedef struct EtCopyPipelineOptions {
   bool batchCopies;
   bool pinnedHostMemory;
   uint64_t uploadGroupBytes;
+  /* The chip the kernels are compiled for, NUL-terminated. */
+  char kernelChip[ETCOPY_KERNEL_CHIP_SIZE];
+  EtCopyKernelFormat kernelFormat;
 } EtCopyPipelineOptions;
 
 /* The defaults: the whole job (placement, transfer optimisation with
    uploads grouped up to 1 MiB, planning with function-owned arenas, async
-   and batched copies), no skip flag, no pinned host memory. */
+   and batched copies, pinned host buffers of transfers), no skip flag. */
 MLIR_CAPI_EXPORTED EtCopyPipelineOptions etcopyPipelineOptionsGetDefault(void);
 
 /* Parses the textual form of --etcopy-to-cuda's options
@@ -72,8 +85,9 @@ MLIR_CAPI_EXPORTED MlirLogicalResult etcopyPipelineOptionsParse(
    `options` (NULL: the defaults), to `passManager`, which must run on
    builtin.module or on any op (as mlirPassManagerCreate's does). Fails,
    appending nothing and giving `callback` (unless NULL) the reason in one
-   call, when it runs on another op or when `arenaOwnership` is not one of
-   the EtCopyArenaOwnership values. */
+   call, when it runs on another op, when `arenaOwnership` or
+   `kernelFormat` is not one of its enumeration's values or when
+   `kernelChip` is empty or not NUL-terminated. */
 MLIR_CAPI_EXPORTED MlirLogicalResult etcopyBuildToCUDAPipeline(
     MlirOpPassManager passManager, const EtCopyPipelineOptions *options,
     MlirStringCallback callback, void *userData);

@@ -19,6 +19,33 @@ namespace mlir {
 class OpPassManager;
 namespace etcopy {
 
+/// The object --etcopy-to-cuda makes of each gpu.module
+/// (gpu-module-to-binary's format): PTX, which the driver compiles when it
+/// loads it; a cubin (ptxas at compile time); a fatbin.
+enum class KernelObjectFormat { Isa, Bin, Fatbin };
+
+/// Prints the option spelling of `format` ("isa", "bin", "fatbin").
+inline llvm::raw_ostream &operator<<(llvm::raw_ostream &os,
+                                     KernelObjectFormat format) {
+  switch (format) {
+  case KernelObjectFormat::Isa:
+    return os << "isa";
+  case KernelObjectFormat::Bin:
+    return os << "bin";
+  case KernelObjectFormat::Fatbin:
+    return os << "fatbin";
+  }
+  return os;
+}
+
+} // namespace etcopy
+} // namespace mlir
+
+ETCOPY_DECLARE_ENUM_OPTION_PARSER(::mlir::etcopy::KernelObjectFormat)
+
+namespace mlir {
+namespace etcopy {
+
 /// The default of the pipelines' upload-group-bytes: the host inputs of a
 /// step of a model (positions, masks, indices) fit, and grouping holds at
 /// most this much device memory longer per group.
@@ -138,8 +165,25 @@ struct EtCopyPipelineOptions
       *this, "pinned-host-memory",
       llvm::cl::desc("Allocate the host buffers that a function copies to or "
                      "from a device and frees itself with cudaMallocHost "
-                     "(default: false)"),
-      llvm::cl::init(false)};
+                     "(default: true)"),
+      llvm::cl::init(true)};
+  ::mlir::detail::PassOptions::Option<std::string> kernelChip{
+      *this, "kernel-chip",
+      llvm::cl::desc("The GPU architecture the gpu.module kernels are "
+                     "compiled for (nvvm-attach-target's chip; default: "
+                     "sm_90)"),
+      llvm::cl::init("sm_90")};
+  EnumPipelineOption<KernelObjectFormat> kernelFormat{
+      *this, "kernel-format",
+      llvm::cl::desc("The object made of each gpu.module "
+                     "(gpu-module-to-binary's format; default: isa)"),
+      llvm::cl::init(KernelObjectFormat::Isa),
+      llvm::cl::values(
+          clEnumValN(KernelObjectFormat::Isa, "isa",
+                     "PTX, compiled by the driver when it is loaded"),
+          clEnumValN(KernelObjectFormat::Bin, "bin",
+                     "a cubin, compiled by ptxas at compile time"),
+          clEnumValN(KernelObjectFormat::Fatbin, "fatbin", "a fatbin"))};
 };
 
 /// From tensor- or memref-level IR with delegates or etcopy ops to the LLVM

@@ -111,22 +111,39 @@ void etcopyRegisterPipelineDependencies(MlirDialectRegistry registry) {
   etcopy::registerPipelineDependencies(*unwrap(registry));
 }
 
-EtCopyPipelineOptions etcopyPipelineOptionsGetDefault(void) {
-  etcopy::EtCopyPipelineOptions defaults;
-  return EtCopyPipelineOptions{
-      defaults.placeCopies,
-      defaults.skipH2DForMethodInputs,
-      defaults.skipD2HForMethodOutputs,
-      defaults.optimizeTransfers,
-      defaults.planMemory,
-      defaults.arenaOwnership == ArenaOwnership::Caller
+/// The C options with the values of `from`; a chip name too long for C
+/// fails.
+static FailureOr<EtCopyPipelineOptions>
+toCOptions(const etcopy::EtCopyPipelineOptions &from) {
+  EtCopyPipelineOptions to{
+      from.placeCopies,
+      from.skipH2DForMethodInputs,
+      from.skipD2HForMethodOutputs,
+      from.optimizeTransfers,
+      from.planMemory,
+      from.arenaOwnership == ArenaOwnership::Caller
           ? EtCopyArenaOwnershipCaller
           : EtCopyArenaOwnershipFunction,
-      defaults.async,
-      defaults.batchCopies,
-      defaults.pinnedHostMemory,
-      defaults.uploadGroupBytes,
+      from.async,
+      from.batchCopies,
+      from.pinnedHostMemory,
+      from.uploadGroupBytes,
+      {},
+      from.kernelFormat == etcopy::KernelObjectFormat::Bin
+          ? EtCopyKernelFormatBin
+          : from.kernelFormat == etcopy::KernelObjectFormat::Fatbin
+                ? EtCopyKernelFormatFatbin
+                : EtCopyKernelFormatIsa,
   };
+  const std::string &chip = from.kernelChip.getValue();
+  if (chip.size() >= ETCOPY_KERNEL_CHIP_SIZE)
+    return failure();
+  std::memcpy(to.kernelChip, chip.c_str(), chip.size() + 1);
+  return to;
+}
+
+EtCopyPipelineOptions etcopyPipelineOptionsGetDefault(void) {
+  return *toCOptions(etcopy::EtCopyPipelineOptions());
 }
 
 /// Reports `message` to `callback` in one call (none when it is NULL).
@@ -146,16 +163,28 @@ static LogicalResult verifyOptions(const EtCopyPipelineOptions &options,
   // undefined behaviour (UBSan's -fsanitize=enum reports it).
   static_assert(sizeof(int) == sizeof(EtCopyArenaOwnership),
                 "C enumerations are int-sized");
-  int arenaOwnership;
+  int arenaOwnership, kernelFormat;
   std::memcpy(&arenaOwnership, &options.arenaOwnership, sizeof(int));
-  if (arenaOwnership == EtCopyArenaOwnershipFunction ||
-      arenaOwnership == EtCopyArenaOwnershipCaller)
-    return success();
+  std::memcpy(&kernelFormat, &options.kernelFormat, sizeof(int));
   std::string message;
   llvm::raw_string_ostream os(message);
-  os << "EtCopyPipelineOptions: arenaOwnership is " << arenaOwnership
-     << ", expected EtCopyArenaOwnershipFunction (0) or "
-        "EtCopyArenaOwnershipCaller (1)\n";
+  if (arenaOwnership != EtCopyArenaOwnershipFunction &&
+      arenaOwnership != EtCopyArenaOwnershipCaller)
+    os << "EtCopyPipelineOptions: arenaOwnership is " << arenaOwnership
+       << ", expected EtCopyArenaOwnershipFunction (0) or "
+          "EtCopyArenaOwnershipCaller (1)\n";
+  else if (kernelFormat < EtCopyKernelFormatIsa ||
+           kernelFormat > EtCopyKernelFormatFatbin)
+    os << "EtCopyPipelineOptions: kernelFormat is " << kernelFormat
+       << ", expected EtCopyKernelFormatIsa (0), EtCopyKernelFormatBin (1) "
+          "or EtCopyKernelFormatFatbin (2)\n";
+  else if (!std::memchr(options.kernelChip, 0, ETCOPY_KERNEL_CHIP_SIZE) ||
+           !options.kernelChip[0])
+    os << "EtCopyPipelineOptions: kernelChip is empty or not NUL-terminated "
+          "within "
+       << ETCOPY_KERNEL_CHIP_SIZE << " bytes\n";
+  else
+    return success();
   report(message, callback, userData);
   return failure();
 }
@@ -182,6 +211,12 @@ static void copyOptions(const EtCopyPipelineOptions &from,
   to.async = from.async;
   to.batchCopies = from.batchCopies;
   to.pinnedHostMemory = from.pinnedHostMemory;
+  to.kernelChip = std::string(from.kernelChip);
+  to.kernelFormat = from.kernelFormat == EtCopyKernelFormatBin
+                        ? etcopy::KernelObjectFormat::Bin
+                    : from.kernelFormat == EtCopyKernelFormatFatbin
+                        ? etcopy::KernelObjectFormat::Fatbin
+                        : etcopy::KernelObjectFormat::Isa;
 }
 
 MlirLogicalResult etcopyPipelineOptionsParse(MlirStringRef text,
@@ -198,20 +233,16 @@ MlirLogicalResult etcopyPipelineOptionsParse(MlirStringRef text,
     report(message, callback, userData);
     return mlirLogicalResultFailure();
   }
-  *options = EtCopyPipelineOptions{
-      parsed.placeCopies,
-      parsed.skipH2DForMethodInputs,
-      parsed.skipD2HForMethodOutputs,
-      parsed.optimizeTransfers,
-      parsed.planMemory,
-      parsed.arenaOwnership == ArenaOwnership::Caller
-          ? EtCopyArenaOwnershipCaller
-          : EtCopyArenaOwnershipFunction,
-      parsed.async,
-      parsed.batchCopies,
-      parsed.pinnedHostMemory,
-      parsed.uploadGroupBytes,
-  };
+  FailureOr<EtCopyPipelineOptions> converted = toCOptions(parsed);
+  if (failed(converted)) {
+    report(("option 'kernel-chip' of 'etcopy-to-cuda': '" +
+            parsed.kernelChip.getValue() + "' is longer than " +
+            Twine(ETCOPY_KERNEL_CHIP_SIZE - 1) + " characters\n")
+               .str(),
+           callback, userData);
+    return mlirLogicalResultFailure();
+  }
+  *options = *converted;
   return mlirLogicalResultSuccess();
 }
 

@@ -9,6 +9,7 @@
 
 #include "etcopy/InitAll.h"
 
+#include "etcopy/Conversion/HostKernels/KernelLaunchEffects.h"
 #include "etcopy/Conversion/Passes.h"
 #include "etcopy/Dialect/EtCopy/BufferizableOpInterfaceImpl.h"
 #include "etcopy/Dialect/EtCopy/EtCopyDialect.h"
@@ -20,6 +21,7 @@
 #include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
 #include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
 #include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
+#include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
 #include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -34,6 +36,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Index/IR/IndexDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Linalg/Transforms/SubsetInsertionOpInterfaceImpl.h"
@@ -48,10 +51,16 @@
 #include "mlir/Dialect/Tensor/Transforms/SubsetInsertionOpInterfaceImpl.h"
 #include "mlir/Dialect/UB/IR/UBOps.h"
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/Target/LLVM/NVVM/Target.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
 
 void mlir::etcopy::registerAllDialects(DialectRegistry &registry) {
   registry.insert<EtCopyDialect>();
   registerBufferizableOpInterfaceExternalModels(registry);
+  registerKernelLaunchEffectsExternalModel(registry);
 }
 
 void mlir::etcopy::registerAllPasses() {
@@ -94,6 +103,16 @@ void mlir::etcopy::registerPipelineDependencies(DialectRegistry &registry) {
   registerConvertMathToLLVMInterface(registry);
   registerConvertMemRefToLLVMInterface(registry);
   ub::registerConvertUBToLLVMInterface(registry);
+
+  // The kernel stages of --etcopy-to-cuda: the NVVM target of gpu.modules,
+  // and the translations gpu-module-to-binary serializes them with.
+  registry.insert<NVVM::NVVMDialect>();
+  NVVM::registerNVVMTargetInterfaceExternalModels(registry);
+  registerConvertNVVMToLLVMInterface(registry);
+  registerBuiltinDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+  registerGPUDialectTranslation(registry);
+  registerNVVMDialectTranslation(registry);
 
   // Pipelines may only be registered once per process.
   static bool passesRegistered = (registerAllPasses(), true);

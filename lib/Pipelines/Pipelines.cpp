@@ -12,6 +12,13 @@
 
 #include "etcopy/Conversion/Passes.h"
 #include "mlir/Conversion/ControlFlowToSCF/ControlFlowToSCF.h"
+#include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
+#include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -48,8 +55,34 @@ static void addTensorStages(OpPassManager &pm, const OptionsT &options) {
   pm.addPass(createEtCopyBufferize());
 }
 
+/// The kernels of the module's gpu.modules: a host version of each (for the
+/// simulator), then the NVVM lowering and an object per gpu.module (a
+/// gpu.binary). Each stage leaves a module without gpu.module unchanged.
+static void addKernelStages(OpPassManager &pm, StringRef chip,
+                            KernelObjectFormat format) {
+  pm.addPass(createEtCopyOutlineHostKernels());
+  GpuNVVMAttachTargetOptions target;
+  target.chip = chip.str();
+  pm.addPass(createGpuNVVMAttachTarget(target));
+  // The kernels' structured control flow, views and affine maps first, as
+  // upstream's gpu-lower-to-nvvm-pipeline lowers them: convert-gpu-to-nvvm
+  // lowers the rest.
+  OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  kernels.addPass(createSCFToControlFlowPass());
+  kernels.addPass(memref::createExpandStridedMetadataPass());
+  kernels.addPass(createLowerAffinePass());
+  kernels.addPass(createConvertGpuOpsToNVVMOps());
+  kernels.addPass(createReconcileUnrealizedCastsPass());
+  GpuModuleToBinaryPassOptions binary;
+  binary.compilationTarget.clear();
+  llvm::raw_string_ostream(binary.compilationTarget) << format;
+  pm.addPass(createGpuModuleToBinaryPass(binary));
+}
+
 void etcopy::buildEtCopyToCUDAPipeline(OpPassManager &pm,
                                        const EtCopyPipelineOptions &options) {
+  // Kernels first: the etcopy stages see launches of compiled kernels.
+  addKernelStages(pm, options.kernelChip.getValue(), options.kernelFormat);
   addTensorStages(pm, options);
   if (options.planMemory) {
     EtCopyPlanDeviceMemoryOptions planning;
@@ -99,6 +132,12 @@ void etcopy::buildEtCopyToHostPipeline(
   rest.optimizeTransfers = options.optimizeTransfers;
   rest.uploadGroupBytes = options.uploadGroupBytes;
   addTensorStages(pm, rest);
+  // Launches become loops calling the kernels' host versions: after
+  // bufferization, which leaves launches alone (the buffer deallocation
+  // cannot see through calls to functions taking memrefs).
+  EtCopyOutlineHostKernelsOptions kernels;
+  kernels.launchOnHost = true;
+  pm.addPass(createEtCopyOutlineHostKernels(kernels));
   pm.addPass(createConvertEtCopyToHost());
   pm.addPass(createEtCopyExportSignatures());
   // linalg (host glue), memref views, affine, scf and math to what the

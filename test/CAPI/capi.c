@@ -113,22 +113,27 @@ int main(void) {
   /* Options: the defaults, text over them, and a bad value. */
   EtCopyPipelineOptions options = etcopyPipelineOptionsGetDefault();
   printf("defaults: place=%d skip-h2d=%d skip-d2h=%d optimize=%d plan=%d "
-         "arenas=%d async=%d batch=%d pinned=%d upload-group=%llu\n",
+         "arenas=%d async=%d batch=%d pinned=%d upload-group=%llu "
+         "kernel-chip=%s kernel-format=%d\n",
          options.placeCopies, options.skipH2DForMethodInputs,
          options.skipD2HForMethodOutputs, options.optimizeTransfers,
          options.planMemory, options.arenaOwnership, options.async,
          options.batchCopies, options.pinnedHostMemory,
-         (unsigned long long)options.uploadGroupBytes);
+         (unsigned long long)options.uploadGroupBytes, options.kernelChip,
+         options.kernelFormat);
   if (mlirLogicalResultIsFailure(etcopyPipelineOptionsParse(
           mlirStringRefCreateFromCString(
               "skip-h2d-for-method-inputs=true arena-ownership=caller "
-              "pinned-host-memory=true upload-group-bytes=4096"),
+              "pinned-host-memory=false upload-group-bytes=4096 "
+              "kernel-chip=sm_80 kernel-format=bin"),
           &options, print, NULL)))
     return 4;
-  printf("parsed: skip-h2d=%d arenas=%d pinned=%d upload-group=%llu\n",
+  printf("parsed: skip-h2d=%d arenas=%d pinned=%d upload-group=%llu "
+         "kernel-chip=%s kernel-format=%d\n",
          options.skipH2DForMethodInputs, options.arenaOwnership,
          options.pinnedHostMemory,
-         (unsigned long long)options.uploadGroupBytes);
+         (unsigned long long)options.uploadGroupBytes, options.kernelChip,
+         options.kernelFormat);
   EtCopyPipelineOptions unchanged = options;
   if (mlirLogicalResultIsSuccess(etcopyPipelineOptionsParse(
           mlirStringRefCreateFromCString("no-such-option=1"), &options, print,
@@ -164,6 +169,17 @@ int main(void) {
          parseRefused);
   mlirPrintPassPipeline(refusedOpm, print, NULL);
   printf("'\n");
+  EtCopyPipelineOptions badKernels = etcopyPipelineOptionsGetDefault();
+  badKernels.kernelFormat = (EtCopyKernelFormat)9;
+  int formatRefused = mlirLogicalResultIsFailure(
+      etcopyBuildToCUDAPipeline(refusedOpm, &badKernels, printLabelled, kCuda));
+  badKernels = etcopyPipelineOptionsGetDefault();
+  memset(badKernels.kernelChip, 'x', sizeof badKernels.kernelChip);
+  int chipRefused = mlirLogicalResultIsFailure(
+      etcopyBuildToCUDAPipeline(refusedOpm, &badKernels, printLabelled, kCuda));
+  badKernels = etcopyPipelineOptionsGetDefault();
+  parseBad("kernel-chip=sm_90_with_a_name_much_too_long_for_c", printLabelled);
+  printf("bad kernels refused: %d %d\n", formatRefused, chipRefused);
   MlirOpPassManager onFunctions = mlirPassManagerGetNestedUnder(
       refused, mlirStringRefCreateFromCString("func.func"));
   printf("nested refused: %d, appended: '",

@@ -4,8 +4,9 @@
 // the other partitioned shapes (a chain of delegates, delegates sharing
 // inputs, a delegate output read by host code and by another delegate, neg
 // and sin between delegates, linalg and tensor ops as glue, a delegate with
-// two outputs), as tensor-level methods. Each lowers with the default
-// --etcopy-to-cuda and runs on the CUDA simulator with the delegates in C
+// two outputs), as tensor-level methods. Each lowers with --etcopy-to-cuda
+// (with pageable host buffers, pinned-host-memory=false, as ExecuTorch has
+// them) and runs on the CUDA simulator with the delegates in C
 // (Inputs/executorch-delegates.c); the same methods through --etcopy-to-host
 // with the host build of the delegates print the same data, the reference.
 //
@@ -20,7 +21,7 @@
 // RUN: %cc -shared -fPIC -DETCOPY_DEVICE_DELEGATES -I%cuda_sim_include \
 // RUN:   %S/Inputs/executorch-delegates.c -o %t.device.so %etcopy_cuda_sim
 // RUN: %cc -shared -fPIC %S/Inputs/executorch-delegates.c -o %t.host.so
-// RUN: etcopy-opt %s --etcopy-to-cuda \
+// RUN: etcopy-opt %s --etcopy-to-cuda=pinned-host-memory=false \
 // RUN:   | env ETCOPY_CUDA_SIM_DEVICES=2 ETCOPY_CUDA_SIM_TRACE=1 %run_sim,%t.device.so 2>&1 \
 // RUN:   | grep -E "trace: cuda(StreamCreateWithFlags|Memcpy(2D|Batch)?Async)\(|^[^e]" \
 // RUN:   | FileCheck %s --check-prefixes=CHECK,TRACE

@@ -8,7 +8,8 @@
 // (Inputs/count-host-buffers.c) counts the allocations; the data is right
 // in every run, and the blocks are freed at exit (the simulator's leak
 // check).
-// RUN: etcopy-opt %s --etcopy-to-cuda | mlir-translate --mlir-to-llvmir -o %t.ll
+// RUN: etcopy-opt %s --etcopy-to-cuda=pinned-host-memory=false \
+// RUN:   | mlir-translate --mlir-to-llvmir -o %t.ll
 // RUN: %cc -Wno-override-module -I%cuda_sim_include -I%S/Inputs %t.ll \
 // RUN:   %S/Inputs/count-host-buffers.c -Wl,--wrap=aligned_alloc,--wrap=cudaMallocHost \
 // RUN:   -o %t %etcopy_cuda_sim -Wl,-rpath,%etcopy_lib_dir

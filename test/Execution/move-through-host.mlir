@@ -8,7 +8,7 @@
 // RUN: etcopy-opt %s --etcopy-to-cuda -o %t.mlir
 // RUN: env ETCOPY_CUDA_SIM_DEVICES=2 ETCOPY_CUDA_SIM_TRACE=1 %run_sim < %t.mlir 2>&1 \
 // RUN:   | FileCheck %s --check-prefixes=CHECK,TRACE
-// RUN: etcopy-opt %s --etcopy-to-cuda="optimize-transfers=false" \
+// RUN: etcopy-opt %s --etcopy-to-cuda="optimize-transfers=false pinned-host-memory=false" \
 // RUN:   | env ETCOPY_CUDA_SIM_DEVICES=2 ETCOPY_CUDA_SIM_TRACE=1 %run_sim 2>&1 \
 // RUN:   | FileCheck %s --check-prefixes=CHECK,STAGED
 // RUN: etcopy-opt %s --etcopy-to-host | %run_host | FileCheck %s

@@ -9,7 +9,8 @@
 // (test/Execution/pinned-host-cache.mlir).
 // RUN: etcopy-opt %s --etcopy-to-cuda="pinned-host-memory=true" \
 // RUN:   | env ETCOPY_CUDA_SIM_TRACE=1 %run_sim 2>&1 | FileCheck %s --check-prefixes=CHECK,PINNED
-// RUN: etcopy-opt %s --etcopy-to-cuda | env ETCOPY_CUDA_SIM_STATS=1 %run_sim 2>&1 \
+// RUN: etcopy-opt %s --etcopy-to-cuda=pinned-host-memory=false \
+// RUN:   | env ETCOPY_CUDA_SIM_STATS=1 %run_sim 2>&1 \
 // RUN:   | FileCheck %s --check-prefixes=CHECK,PAGEABLE
 // RUN: etcopy-opt %s --etcopy-to-host | %run_host | FileCheck %s
 // RUN: %if cuda-gpu %{ etcopy-opt %s --etcopy-to-cuda="pinned-host-memory=true" | %run_gpu | FileCheck %s %}

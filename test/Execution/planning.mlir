@@ -4,7 +4,7 @@
 // (two devices) and in the host reference lowering. Each planned run makes
 // fewer device allocations (the simulator's statistics), and every run frees
 // all it allocates (the simulator fails the process on a leak).
-// RUN: etcopy-opt %s --etcopy-to-cuda=plan-memory=false -o %t.unplanned.mlir
+// RUN: etcopy-opt %s --etcopy-to-cuda="plan-memory=false pinned-host-memory=false" -o %t.unplanned.mlir
 // RUN: etcopy-opt %s --etcopy-plan-device-memory --etcopy-to-cuda -o %t.function.mlir
 // RUN: etcopy-opt %s --etcopy-plan-device-memory=arena-ownership=caller --etcopy-to-cuda -o %t.caller.mlir
 // RUN: etcopy-opt %s --etcopy-plan-device-memory="arena-ownership=caller plan-host" --etcopy-to-cuda -o %t.host.mlir

@@ -14,6 +14,7 @@
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/raw_ostream.h"
@@ -21,6 +22,9 @@
 void mlir::etcopy::registerToolDialects(DialectRegistry &registry) {
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
+  // gpu-module-to-binary (the kernel stages of --etcopy-to-cuda) translates
+  // gpu.modules to LLVM IR.
+  mlir::registerAllGPUToLLVMIRTranslations(registry);
   etcopy::registerAllDialects(registry);
 }
 

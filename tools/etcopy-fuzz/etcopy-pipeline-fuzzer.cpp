@@ -62,6 +62,7 @@ static const char *const kOptionVariants[] = {
     "skip-d2h-for-method-outputs=true arena-ownership=caller}",
     "etcopy-to-cuda{async=false plan-memory=false}",
     "etcopy-to-cuda{place-copies=false optimize-transfers=false}",
+    "etcopy-to-cuda{kernel-chip=sm_80 kernel-format=isa}",
     "etcopy-to-host{skip-h2d-for-method-inputs=true "
     "skip-d2h-for-method-outputs=true optimize-transfers=false}",
     "etcopy-propagate-device{skip-h2d-for-method-inputs=true "
@@ -69,6 +70,7 @@ static const char *const kOptionVariants[] = {
     "etcopy-optimize-transfers{upload-group-bytes=64}",
     "etcopy-plan-device-memory{arena-ownership=caller plan-host=true}",
     "convert-etcopy-to-gpu{async=false memory-space=gpu}",
+    "etcopy-outline-host-kernels{launch-on-host=true}",
 };
 
 /// MLIR's parser recurses once per level of bracket nesting, with no limit:

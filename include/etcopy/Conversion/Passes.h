@@ -25,6 +25,15 @@ class LLVMDialect;
 namespace memref {
 class MemRefDialect;
 } // namespace memref
+namespace func {
+class FuncDialect;
+} // namespace func
+namespace scf {
+class SCFDialect;
+} // namespace scf
+namespace arith {
+class ArithDialect;
+} // namespace arith
 namespace tensor {
 class TensorDialect;
 } // namespace tensor

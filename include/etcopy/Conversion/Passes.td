@@ -134,6 +134,17 @@ def ConvertGPUToCUDARuntime
     of the delegate's device as an extra last argument (`!llvm.ptr`, also
     appended to the delegate's signature).
 
+    Kernels: each `gpu.binary` (as `gpu-module-to-binary` makes it, PTX,
+    cubin or fatbin) becomes its image and a library handle that the first
+    launch loads with `cudaLibraryLoadData` (once per process, thread-safe;
+    unloaded at exit); each `gpu.launch_func`, sync or async, becomes a
+    look-up of its kernel (`cudaLibraryGetKernel`, cached) and a
+    `cudaLaunchKernel` on the function's stream, ordered with the copies
+    like a copy, its memrefs passed as `convert-gpu-to-nvvm` expands them
+    (full descriptors). The host versions of the kernels
+    (`etcopy-outline-host-kernels`) are appended to the image, where the CUDA
+    simulator finds them; CUDA ignores them.
+
     Every `cudaError_t` is checked. On failure the generated code calls
     `etcopy_cuda_error(err, location, call, what, bytes)`, defined weak in the
     module: it prints the op's source location, the CUDA call, the direction
@@ -270,8 +281,9 @@ def EtCopyLowerHostCode
     quadratic time and memory in a block of many loops or conditionals,
     such as a method alternating delegate calls with elementwise host
     code (each glue op a loop: `--etcopy-to-cuda` on 1 500 such calls took
-    8 to 9 s and 1.07 GB, 60 s and 3.9 GB at 3 000; now 1.3 s and 143 MB,
-    3.1 s and 174 MB) or the conditional frees that lowering a large
+    4.9 s and 1.07 GiB, on 3 000 calls 61 s and 3.9 GB; now 0.8 to 0.9 s
+    of CPU time and 140 MiB, and 1.4 to 2.0 s and 164 to 168 MiB, see
+    docs/CompileTime.md) or the conditional frees that lowering a large
     `bufferization.dealloc` makes (3 000 groups of delegate calls: 76 s
     and 23 GB; now 0.3 s). The output is the pass's, byte for byte; what
     the sweep leaves (`scf.parallel` and `scf.forall`, which become other
@@ -308,9 +320,63 @@ def ConvertEtCopyToHost : EtCopyPass<"convert-etcopy-to-host", "::mlir::ModuleOp
     `etcopy.writes` said, were chosen by bufferization before), so that the
     module runs with no CUDA at all and lowers with the standard host
     pipeline.
+
+    Linear in the size of the module: one replacement of the module's types
+    and attributes (each distinct type rewritten once), one walk dropping
+    the attributes, and one visit of each op by the copy patterns, which
+    neither fold nor simplify regions.
   }];
   let dependentDialects = ["::mlir::memref::MemRefDialect",
                            "::mlir::tensor::TensorDialect"];
+}
+
+def EtCopyOutlineHostKernels
+    : EtCopyPass<"etcopy-outline-host-kernels", "::mlir::ModuleOp"> {
+  let summary = "Compile each gpu.module kernel for the host too, and "
+                "prepare the gpu.modules for the NVVM lowering";
+  let description = [{
+    The first kernel stage of `--etcopy-to-cuda` and `--etcopy-to-host`.
+    Each kernel (`gpu.func ... kernel`) of each `gpu.module` gets a host
+    version: a `func.func @__etcopy_host_kernel.<module>.<kernel>` taking
+    the block id, thread id, block size and grid size (x, y, z each, as
+    `index`) before the kernel's arguments, with the kernel's body, in
+    which `gpu.block_id`, `gpu.thread_id`, `gpu.block_dim`, `gpu.grid_dim`
+    and `gpu.global_id` read those arguments. It carries
+    `etcopy.host_kernel = [module, kernel]`, by which
+    `convert-gpu-to-cuda-runtime` appends it to the binary's image for the
+    CUDA simulator (docs/CUDALowering.md, "Kernels").
+
+    Host versions run one thread after another. A kernel whose threads must
+    run together (it uses `gpu.barrier`, shared memory: workgroup
+    attributions or `#gpu.address_space<workgroup>` memrefs, or any other
+    `gpu` op, such as warp shuffles and subgroup operations) or that calls a
+    function gets an empty host version marked
+    `etcopy.host_kernel_unsupported = "<why>"`: the simulator rejects its
+    launches with that reason.
+
+    Then the `gpu.module`s are made ready for `convert-gpu-to-nvvm`: the
+    `#etcopy.device` memory space is erased from every type in them, and
+    each `gpu.launch_func` operand of such a type is cast to it
+    (`memref.memory_space_cast`), so that launches still match their
+    kernels.
+
+    With `launch-on-host` (the reference build, `--etcopy-to-host`), each
+    sync-form `gpu.launch_func` is instead replaced by loops over the grid
+    and the block (z, y, x; blocks outermost) calling the host version, and
+    the `gpu.module`s are erased; a kernel without host version, or an
+    async launch, is an error.
+
+    Linear in the size of the module.
+  }];
+  let dependentDialects = ["::mlir::func::FuncDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::arith::ArithDialect"];
+  let options = [
+    Option<"launchOnHost", "launch-on-host", "bool", /*default=*/"false",
+           "Replace each gpu.launch_func by loops calling the kernel's host "
+           "version and erase the gpu.modules (default: false)">,
+  ];
 }
 
 #endif // ETCOPY_CONVERSION_PASSES_TD

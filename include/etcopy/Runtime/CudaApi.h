@@ -18,7 +18,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace etcopy::runtime {
 
@@ -31,9 +34,13 @@ struct CudaApi {
   static constexpr int kErrorMemoryAllocation = 2; // cudaErrorMemoryAllocation
   static constexpr int kErrorHostMemoryAlreadyRegistered = 712;
   static constexpr int kErrorHostMemoryNotRegistered = 713;
+  static constexpr int kErrorNotSupported = 801; // cudaErrorNotSupported
   /// cudaMemcpyKind values.
   static constexpr int kMemcpyHostToDevice = 1;
   static constexpr int kMemcpyDeviceToHost = 2;
+  /// cudaMemPoolAttr values.
+  static constexpr int kMemPoolAttrReleaseThreshold = 4;
+  static constexpr int kMemPoolAttrReservedMemCurrent = 5;
 
   // Required entry points.
   int (*mallocFn)(void **devPtr, std::size_t size) = nullptr;
@@ -60,6 +67,16 @@ struct CudaApi {
   int (*hostRegisterFn)(void *ptr, std::size_t size,
                         unsigned int flags) = nullptr;
   int (*hostUnregisterFn)(void *ptr) = nullptr;
+  // The stream-ordered allocator: CudaAllocator allocates from the device's
+  // memory pool when the table has all of these (and cudaDeviceSynchronize),
+  // with cudaMalloc and cudaFree otherwise. cudaMemPool_t is `void *`.
+  int (*mallocAsyncFn)(void **devPtr, std::size_t size,
+                       void *stream) = nullptr;
+  int (*freeAsyncFn)(void *devPtr, void *stream) = nullptr;
+  int (*deviceGetMemPoolFn)(void **memPool, int device) = nullptr;
+  int (*memPoolGetAttributeFn)(void *memPool, int attr, void *value) = nullptr;
+  int (*memPoolSetAttributeFn)(void *memPool, int attr, void *value) = nullptr;
+  int (*memPoolTrimToFn)(void *memPool, std::size_t minBytesToKeep) = nullptr;
 
   /// Where the symbols came from: a library path, or "<process>".
   std::string origin;
@@ -88,6 +105,32 @@ struct CudaApi {
   ETCOPY_RUNTIME_EXPORT Error checkComplete() const;
 };
 
+/// The release threshold CudaAllocator gives memory pools by default: keep
+/// all freed memory (the pool then holds at most the peak of what was
+/// allocated from it), as the lowered code's pool policy does
+/// (ETCOPY_DEFAULT_POOL_RELEASE_THRESHOLD).
+inline constexpr uint64_t kDefaultPoolReleaseThreshold = UINT64_MAX;
+
+/// The environment variable that sets the release threshold, in decimal
+/// bytes, for CudaAllocator and the lowered code alike.
+inline constexpr const char *kPoolReleaseThresholdVariable =
+    "ETCOPY_POOL_RELEASE_THRESHOLD";
+
+/// How a CudaAllocator allocates device memory.
+struct CudaAllocatorOptions {
+  /// Allocate from each device's current memory pool (cudaMallocAsync)
+  /// rather than with cudaMalloc. Ignored (cudaMalloc is used) when the
+  /// CUDA table lacks the stream-ordered allocator or a device does not
+  /// support memory pools.
+  bool useMemoryPool = true;
+  /// The pool policy: the bytes of freed memory each device's pool keeps at
+  /// a synchronisation (cudaMemPoolAttrReleaseThreshold). Unset:
+  /// $ETCOPY_POOL_RELEASE_THRESHOLD when set, else
+  /// kDefaultPoolReleaseThreshold. The threshold is only ever raised, never
+  /// lowered below what the program set; 0 leaves the pools as they are.
+  std::optional<uint64_t> poolReleaseThreshold;
+};
+
 /// A DeviceAllocator on the CUDA Runtime API.
 ///
 /// - Each operation validates `ordinal` against cudaGetDeviceCount
@@ -95,21 +138,40 @@ struct CudaApi {
 ///   is not already, and restores the previous current device afterwards, on
 ///   error paths too. (The current device is per host thread in CUDA, so
 ///   concurrent callers do not disturb one another.)
-/// - Memory comes from cudaMalloc, which aligns to 256 bytes: alignments that
-///   are not a power of two or exceed 256 are InvalidArgument.
+/// - Memory comes from the device's current memory pool: cudaMallocAsync on
+///   the legacy default stream, then cudaStreamSynchronize of that stream,
+///   so that the memory is usable on every stream and by synchronous copies
+///   when allocate() returns, as cudaMalloc's is. deallocate() waits for the
+///   device (cudaDeviceSynchronize: work still queued on any stream may use
+///   the memory, and cudaFree would have waited for it too), then gives the
+///   memory back with cudaFreeAsync on the legacy stream and waits for that,
+///   so that the next allocate() reuses it and nothing stays queued. At the
+///   first operation on a device the pool's
+///   release threshold is raised to the pool policy
+///   (CudaAllocatorOptions::poolReleaseThreshold), so that memory freed and
+///   allocated again is not unmapped and mapped again at every
+///   synchronisation. Without the stream-ordered allocator (see CudaApi), on
+///   a device without memory pools, or with useMemoryPool off, memory comes
+///   from cudaMalloc and goes back with cudaFree.
+/// - Either way allocations are aligned to 256 bytes: alignments that are
+///   not a power of two or exceed 256 are InvalidArgument.
 /// - Copies use cudaMemcpy, or cudaMemcpyAsync on the caller's stream (no
 ///   implicit synchronization; see DeviceAllocator and synchronize()).
 /// - A failing CUDA call becomes a DeviceError whose message holds the call,
 ///   cudaGetErrorName and cudaGetErrorString, e.g.
-///   "cudaMalloc(1024 bytes) on cuda:1 failed: cudaErrorMemoryAllocation (out
-///   of memory)"; cudaErrorMemoryAllocation gives OutOfMemory instead.
+///   "cudaMallocAsync(1024 bytes) on cuda:1 failed: cudaErrorMemoryAllocation
+///   (out of memory)"; cudaErrorMemoryAllocation gives OutOfMemory instead.
 class ETCOPY_RUNTIME_EXPORT CudaAllocator final : public DeviceAllocator {
 public:
-  /// The alignment cudaMalloc guarantees, and the largest one accepted.
+  /// The alignment cudaMalloc and memory pools guarantee, and the largest
+  /// one accepted.
   static constexpr std::size_t kMaxAlignment = 256;
 
-  /// An allocator on `api`; InvalidArgument if the table is incomplete.
-  static Expected<std::shared_ptr<CudaAllocator>> create(CudaApi api);
+  /// An allocator on `api`; InvalidArgument if the table is incomplete or
+  /// $ETCOPY_POOL_RELEASE_THRESHOLD (read when `options` sets no threshold)
+  /// is not a decimal number of bytes.
+  static Expected<std::shared_ptr<CudaAllocator>>
+  create(CudaApi api, CudaAllocatorOptions options = {});
 
   DeviceKind kind() const override { return DeviceKind::CUDA; }
   Expected<int> getDeviceCount() override;
@@ -124,16 +186,51 @@ public:
   /// on `ordinal` (cudaStreamSynchronize(0) if the library lacks it).
   Error synchronize(int ordinal, void *stream = nullptr) override;
 
+  /// Gives the free memory that the memory pool of `ordinal` keeps beyond
+  /// `minBytesToKeep` back to the system (cudaMemPoolTrimTo; memory in use
+  /// is never released). Nothing to do on a device that does not allocate
+  /// from a pool; Unavailable if the table lacks cudaMemPoolTrimTo.
+  Error trimMemoryPool(int ordinal, std::size_t minBytesToKeep = 0);
+
+  /// Whether allocations on `ordinal` come from its memory pool (configuring
+  /// the pool if no operation has yet).
+  Expected<bool> usesMemoryPool(int ordinal);
+
+  /// The release threshold this allocator gives the pools.
+  uint64_t getPoolReleaseThreshold() const { return poolReleaseThreshold; }
+
   const CudaApi &getApi() const { return api; }
 
 private:
-  explicit CudaAllocator(CudaApi api) : api(std::move(api)) {}
+  CudaAllocator(CudaApi api, bool useMemoryPool,
+                uint64_t poolReleaseThreshold)
+      : api(std::move(api)), useMemoryPool(useMemoryPool),
+        poolReleaseThreshold(poolReleaseThreshold) {}
+
+  /// What the allocator knows of a device's memory pool.
+  struct DevicePool {
+    bool configured = false;
+    /// Allocations come from `pool`, else from cudaMalloc.
+    bool pooled = false;
+    void *pool = nullptr;
+  };
 
   Error checkOrdinal(int ordinal, const char *operation);
   Error copy(void *dst, const void *src, std::size_t nbytes, int ordinal,
              void *stream, int memcpyKind);
+  /// The pool state of `ordinal`, the current device, configuring it at the
+  /// first call.
+  Expected<DevicePool> getDevicePool(int ordinal);
+  /// Checks `ordinal`, makes it current, runs `body(DevicePool)` (returning
+  /// an Error) on its configured pool and restores the previous device.
+  template <typename Body>
+  Error withDevicePool(int ordinal, const char *operation, Body body);
 
   CudaApi api;
+  bool useMemoryPool;
+  uint64_t poolReleaseThreshold;
+  std::mutex poolMutex;
+  std::vector<DevicePool> devicePools;
 };
 
 /// File name of the CUDA simulator library.
@@ -143,11 +240,12 @@ inline constexpr const char *kCudaSimulatorLibraryName =
 /// A CudaAllocator over CudaApi::load(libraryPath), or over
 /// CudaApi::fromProcess() when `libraryPath` is null.
 ETCOPY_RUNTIME_EXPORT Expected<std::shared_ptr<CudaAllocator>>
-makeCudaAllocator(const char *libraryPath = nullptr);
+makeCudaAllocator(const char *libraryPath = nullptr,
+                  CudaAllocatorOptions options = {});
 
 /// A CudaAllocator over the CUDA simulator (CudaApi::loadSimulator()).
 ETCOPY_RUNTIME_EXPORT Expected<std::shared_ptr<CudaAllocator>>
-makeSimulatorAllocator();
+makeSimulatorAllocator(CudaAllocatorOptions options = {});
 
 //===----------------------------------------------------------------------===//
 // Pinned (page-locked) host memory

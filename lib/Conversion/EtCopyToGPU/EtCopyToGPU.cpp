@@ -612,7 +612,31 @@ LogicalResult EtCopyToGPULowering::lowerOp(Operation *op, BlockChain &chain) {
     return success();
   }
 
-  // Existing gpu-dialect ops (kernel launches, say) are not on this chain:
+  // A sync-form kernel launch is device work like a copy: with async, it
+  // goes on the chain (async form) and is in flight after it; the host
+  // buffers it is given may be accessed until the host waits.
+  if (auto launch = dyn_cast<gpu::LaunchFuncOp>(op);
+      launch && options.async && !launch.getAsyncToken() &&
+      launch.getAsyncDependencies().empty() && !launch.getAsyncObject()) {
+    createDeviceOp(op, chain, [&](Type tokenType, ValueRange dependencies) {
+      return gpu::LaunchFuncOp::create(
+          rewriter, launch.getLoc(), launch.getKernel(),
+          launch.getGridSizeOperandValues(), launch.getBlockSizeOperandValues(),
+          launch.getDynamicSharedMemorySize(), launch.getKernelOperands(),
+          tokenType, dependencies,
+          launch.hasClusterSize()
+              ? std::optional(launch.getClusterSizeOperandValues())
+              : std::nullopt);
+    });
+    for (Value operand : launch.getKernelOperands())
+      if (isa<BaseMemRefType>(operand.getType()) &&
+          !isDeviceMemRef(operand.getType()))
+        chain.pendingCopies.add(operand, /*deviceWrites=*/true);
+    rewriter.eraseOp(launch);
+    return success();
+  }
+
+  // Other gpu-dialect ops (async launches, say) are not on this chain:
   // order them after it. Their regions hold device code, not host code.
   if (isa_and_nonnull<gpu::GPUDialect>(op->getDialect())) {
     waitBefore(op, chain,

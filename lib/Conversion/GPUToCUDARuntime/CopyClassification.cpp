@@ -81,6 +81,18 @@ int64_t getDeviceKey(Operation *op) {
       .Case([](gpu::MemsetOp memset) {
         return classify(memset.getDst().getType()).ordinal;
       })
+      .Case([](gpu::LaunchFuncOp launch) {
+        // The device of its first memref on an explicit device (a memref
+        // cast to no memory space for the kernel's signature counts too).
+        for (Value operand : launch.getKernelOperands()) {
+          if (auto cast = operand.getDefiningOp<memref::MemorySpaceCastOp>())
+            operand = cast.getSource();
+          MemoryPlace place = classify(operand.getType());
+          if (place.kind == MemoryPlace::Kind::Device && place.ordinal >= 0)
+            return place.ordinal;
+        }
+        return int64_t(-1);
+      })
       .Default([](Operation *) { return int64_t(-1); });
 }
 
@@ -166,7 +178,7 @@ bool hasRepresentableSize(MemRefType type, unsigned indexBitwidth) {
 
 bool isRuntimeOp(Operation *op) {
   return isa<gpu::AllocOp, gpu::DeallocOp, gpu::MemcpyOp, gpu::MemsetOp,
-             gpu::WaitOp>(op);
+             gpu::WaitOp, gpu::LaunchFuncOp>(op);
 }
 
 bool isTransferBufferOp(Operation *op) {

@@ -263,6 +263,110 @@ __attribute__((weak)) int etcopy_get_stream(int32_t device,
 }
 
 /*===----------------------------------------------------------------------===*
+ * Kernels
+ *===----------------------------------------------------------------------===*/
+
+/* The library handles of the gpu.binary objects of every lowered module in
+ * the process, for the release at exit: each module's binaries have one
+ * handle cell each (a global of the module), recorded here when its library
+ * is loaded. The table is shared like the table of streams; binaries
+ * loaded beyond its size stay loaded until the process ends. */
+#define ETCOPY_MAX_LIBRARIES 256
+cudaLibrary_t *__etcopy_library_cells[ETCOPY_MAX_LIBRARIES];
+uint32_t __etcopy_library_count;
+
+/* Unloads every library loaded so far (see "Release at exit"). */
+__attribute__((destructor)) static void release_libraries(void) {
+  uint32_t count = __atomic_load_n(&__etcopy_library_count, __ATOMIC_ACQUIRE);
+  if (count > ETCOPY_MAX_LIBRARIES)
+    count = ETCOPY_MAX_LIBRARIES;
+  for (uint32_t i = 0; i < count; ++i) {
+    cudaLibrary_t *cell =
+        __atomic_load_n(&__etcopy_library_cells[i], __ATOMIC_ACQUIRE);
+    cudaLibrary_t library =
+        cell ? __atomic_exchange_n(cell, NULL, __ATOMIC_ACQ_REL) : NULL;
+    if (library)
+      (void)cudaLibraryUnload(library);
+  }
+}
+
+static void release_libraries_at_exit(void *unused) {
+  (void)unused;
+  release_libraries();
+}
+
+/* The library of `image`, loaded on first use. */
+static cudaLibrary_t get_library(cudaLibrary_t *cell, const void *image,
+                                 ETCOPY_LOCATION) {
+  cudaLibrary_t cached = __atomic_load_n(cell, __ATOMIC_ACQUIRE);
+  if (cached)
+    return cached;
+  cudaLibrary_t loaded = NULL;
+  if (!check(cudaLibraryLoadData(&loaded, image, NULL, NULL, 0, NULL, NULL, 0),
+             ETCOPY_AT, "cudaLibraryLoadData",
+             "load the device code of the kernels", 0) ||
+      !loaded)
+    return NULL;
+  if (__atomic_compare_exchange_n(cell, &cached, loaded, /*weak=*/0,
+                                  __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+    static char registered;
+    uint32_t index =
+        __atomic_fetch_add(&__etcopy_library_count, 1, __ATOMIC_ACQ_REL);
+    if (index < ETCOPY_MAX_LIBRARIES)
+      __atomic_store_n(&__etcopy_library_cells[index], cell, __ATOMIC_RELEASE);
+    release_at_exit(&registered, release_libraries_at_exit);
+    return loaded;
+  }
+  (void)cudaLibraryUnload(loaded); /* Another thread published one. */
+  return cached;
+}
+
+cudaKernel_t __etcopy_get_kernel(cudaLibrary_t *library, const void *image,
+                                 cudaKernel_t *kernel, const char *name,
+                                 ETCOPY_LOCATION) {
+  cudaKernel_t cached = __atomic_load_n(kernel, __ATOMIC_ACQUIRE);
+  if (cached)
+    return cached;
+  cudaLibrary_t loaded = get_library(library, image, ETCOPY_AT);
+  if (!loaded)
+    return NULL;
+  cudaKernel_t found = NULL;
+  if (!check(cudaLibraryGetKernel(&found, loaded, name), ETCOPY_AT,
+             "cudaLibraryGetKernel", "find the kernel", 0))
+    return NULL;
+  /* Every thread finds the same handle: no race to settle. */
+  __atomic_store_n(kernel, found, __ATOMIC_RELEASE);
+  return found;
+}
+
+void __etcopy_launch_kernel(cudaKernel_t kernel, const char *name,
+                            uint64_t gridX, uint64_t gridY, uint64_t gridZ,
+                            uint64_t blockX, uint64_t blockY, uint64_t blockZ,
+                            uint32_t sharedBytes, cudaStream_t stream,
+                            void **args, ETCOPY_LOCATION) {
+  (void)name;
+  const char *what = "launch the kernel";
+  if (!kernel) {
+    /* The load or look-up failed and was reported: launch nothing. */
+    report(cudaErrorInvalidResourceHandle, ETCOPY_AT, "cudaLaunchKernel", what,
+           0);
+    return;
+  }
+  /* dim3 holds 32-bit sizes: a larger one is an invalid configuration, not
+   * a truncated launch. */
+  if ((gridX | gridY | gridZ | blockX | blockY | blockZ) > UINT32_MAX) {
+    report(cudaErrorInvalidConfiguration, ETCOPY_AT, "cudaLaunchKernel", what,
+           0);
+    return;
+  }
+  dim3 grid = {(unsigned)gridX, (unsigned)gridY, (unsigned)gridZ};
+  dim3 block = {(unsigned)blockX, (unsigned)blockY, (unsigned)blockZ};
+  check(cudaLaunchKernel((const void *)kernel, grid, block, args, sharedBytes,
+                         stream),
+        ETCOPY_AT, "cudaLaunchKernel", what, 0);
+}
+
+/*===----------------------------------------------------------------------===*
  * Memory pools
  *===----------------------------------------------------------------------===*/
 

@@ -131,6 +131,25 @@ void __etcopy_memset(void *dst, uint32_t value, uint64_t count,
                      int32_t elementBytes, cudaStream_t stream,
                      ETCOPY_LOCATION);
 
+/* Kernels. `image` is the object of one gpu.binary (PTX text or a cubin);
+ * `*library` is its library handle, loaded from the image once per process
+ * on first use (thread-safe: racing threads keep the first library
+ * published) and unloaded at exit while CUDA is alive; `*kernel` caches the
+ * handle of the kernel `name` in it. Returns the kernel, or null if the load
+ * or the look-up failed and the policy returned. */
+cudaKernel_t __etcopy_get_kernel(cudaLibrary_t *library, const void *image,
+                                 cudaKernel_t *kernel, const char *name,
+                                 ETCOPY_LOCATION);
+/* Launches `kernel` on `stream` with a grid and blocks of the given sizes
+ * (each at most UINT32_MAX), `sharedBytes` of dynamic shared memory and
+ * `args`, one pointer per kernel parameter. `name` names the kernel in the
+ * error report. */
+void __etcopy_launch_kernel(cudaKernel_t kernel, const char *name,
+                            uint64_t gridX, uint64_t gridY, uint64_t gridZ,
+                            uint64_t blockX, uint64_t blockY, uint64_t blockZ,
+                            uint32_t sharedBytes, cudaStream_t stream,
+                            void **args, ETCOPY_LOCATION);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

@@ -1,8 +1,9 @@
 //===- GPUToCUDARuntime.cpp - gpu runtime ops to CUDA calls ---*- C++ -*-===//
 //
-// Lowers gpu.alloc / gpu.dealloc / gpu.memcpy / gpu.memset / gpu.wait, sync
-// and async, to calls of the checked CUDA wrappers of CudaSupport.c, and the
-// rest of the module to the LLVM dialect. This file holds the passes; the
+// Lowers gpu.alloc / gpu.dealloc / gpu.memcpy / gpu.memset / gpu.wait /
+// gpu.launch_func, sync and async, and gpu.binary, to calls of the checked
+// CUDA wrappers of CudaSupport.c, and the rest of the module to the LLVM
+// dialect. This file holds the passes; the
 // pass works in four steps, each in a file of its own next to this one:
 //
 //  1. one walk validates the module (everything the pass cannot lower is
@@ -19,9 +20,10 @@
 //     materialised as LLVM-dialect ops (Planning.cpp);
 //  3. a dialect conversion with the LLVM patterns of every loaded dialect
 //     lowers everything but the planned ops, which it leaves in place (this
-//     file); one visit of each planned op then replaces it with its calls,
-//     without the conversion driver (RuntimeOpLowerer, in
-//     RuntimeOpLowering.cpp);
+//     file); the gpu.binary ops become globals (KernelLowering.cpp); one
+//     visit of each planned op then replaces it with its calls, without the
+//     conversion driver (RuntimeOpLowerer, in RuntimeOpLowering.cpp; the
+//     launches through KernelLowering);
 //  4. the functions of the runtime support that the calls use are copied
 //     into the module (RuntimeSupport.cpp, which also reads them from the
 //     embedded bytecode of CudaSupport.c), and one pass over each function
@@ -42,6 +44,7 @@
 
 #include "CleanUp.h"
 #include "CopyClassification.h"
+#include "KernelLowering.h"
 #include "Planning.h"
 #include "RuntimeOpLowering.h"
 #include "RuntimeSupport.h"
@@ -352,7 +355,7 @@ void ConvertGPUToCUDARuntimePass::runOnOperation() {
   LLVMConversionTarget target(*ctx);
   target.addIllegalDialect<gpu::GPUDialect>();
   target.addDynamicallyLegalOp<gpu::AllocOp, gpu::DeallocOp, gpu::MemcpyOp,
-                               gpu::MemsetOp, gpu::WaitOp>(
+                               gpu::MemsetOp, gpu::WaitOp, gpu::LaunchFuncOp>(
       [&](Operation *op) { return plans.contains(op); });
   // Transfer buffers are planned; other host buffers are the conversion's (no
   // callback without transfer buffers: it would look up every alloc and
@@ -366,7 +369,7 @@ void ConvertGPUToCUDARuntimePass::runOnOperation() {
         });
   target.addDynamicallyLegalOp<memref::ViewOp>(
       [&](memref::ViewOp view) { return addressOnlyViews.contains(view); });
-  target.addLegalOp<gpu::GPUModuleOp>();
+  target.addLegalOp<gpu::GPUModuleOp, gpu::BinaryOp>();
   target.markOpRecursivelyLegal<gpu::GPUModuleOp>();
 
   RewritePatternSet patterns(ctx);
@@ -380,7 +383,10 @@ void ConvertGPUToCUDARuntimePass::runOnOperation() {
   // unlowerable-fold.mlir): input the pass must leave or report instead.
   if (failed(applyPartialConversion(module, target, std::move(patterns))))
     return signalPassFailure();
-  lowerRuntimeOps(work, converter, support, plans, addressOnlyViews);
+  // The binaries become globals (their host kernels are llvm.func now),
+  // which the launches refer to.
+  KernelLowering kernels(module, symbols);
+  lowerRuntimeOps(work, converter, support, plans, addressOnlyViews, &kernels);
   support.emit();
 
   // Fold the casts and what the patterns left, check that nothing etcopy-

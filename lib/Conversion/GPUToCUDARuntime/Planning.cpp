@@ -12,6 +12,7 @@
 #include "Planning.h"
 
 #include "CopyClassification.h"
+#include "KernelLowering.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/CallInterfaces.h"
@@ -305,7 +306,7 @@ LogicalResult validateAndCollect(ModuleOp module, SymbolTable &symbols,
   };
 
   module.walk<WalkOrder::PreOrder>([&](Operation *op) {
-    if (isa<gpu::GPUModuleOp>(op))
+    if (isa<gpu::GPUModuleOp, gpu::BinaryOp>(op))
       return WalkResult::skip();
     // A static size whose bytes overflow would wrap to a small allocation.
     if (isa<gpu::AllocOp, memref::AllocOp, memref::AllocaOp>(op)) {
@@ -380,7 +381,8 @@ LogicalResult validateAndCollect(ModuleOp module, SymbolTable &symbols,
           op->emitError("cannot lower a !gpu.async.token passed to '")
               << op->getName()
               << "'; tokens may only be used by gpu.alloc, gpu.dealloc, "
-                 "gpu.memcpy, gpu.memset and gpu.wait in the same function";
+                 "gpu.memcpy, gpu.memset, gpu.wait and gpu.launch_func in the "
+                 "same function";
           failed = true;
           break;
         }
@@ -390,10 +392,13 @@ LogicalResult validateAndCollect(ModuleOp module, SymbolTable &symbols,
       op->emitError("'")
           << op->getName()
           << "' is not supported by convert-gpu-to-cuda-runtime, which lowers "
-             "gpu.alloc, gpu.dealloc, gpu.memcpy, gpu.memset and gpu.wait";
+             "gpu.alloc, gpu.dealloc, gpu.memcpy, gpu.memset, gpu.wait and "
+             "gpu.launch_func";
       failed = true;
       return WalkResult::advance();
     }
+    if (auto launch = dyn_cast<gpu::LaunchFuncOp>(op))
+      failed |= !validateLaunch(launch, symbols);
     auto func = op->getParentOfType<func::FuncOp>();
     if (!func) {
       op->emitError("'") << op->getName()
@@ -414,8 +419,8 @@ LogicalResult validateAndCollect(ModuleOp module, SymbolTable &symbols,
       if (!producer || !isRuntimeOp(producer) ||
           producer->getParentOfType<func::FuncOp>() != func) {
         op->emitError("cannot lower a !gpu.async.token that does not come "
-                      "from gpu.alloc, gpu.dealloc, gpu.memcpy, gpu.memset "
-                      "or gpu.wait in the same function");
+                      "from gpu.alloc, gpu.dealloc, gpu.memcpy, gpu.memset, "
+                      "gpu.wait or gpu.launch_func in the same function");
         failed = true;
       }
     }

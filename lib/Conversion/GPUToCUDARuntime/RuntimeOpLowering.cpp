@@ -10,6 +10,7 @@
 #include "RuntimeOpLowering.h"
 
 #include "CopyClassification.h"
+#include "KernelLowering.h"
 #include "mlir/Conversion/LLVMCommon/MemRefBuilder.h"
 #include "mlir/Conversion/LLVMCommon/TypeConverter.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -44,9 +45,9 @@ public:
   RuntimeOpLowerer(const LLVMTypeConverter &converter, RuntimeSupport &support,
                    PlanMap &plans,
                    const DenseSet<Operation *> &addressOnlyViews,
-                   bool pinTransferBuffers)
+                   bool pinTransferBuffers, KernelLowering *kernels)
       : converter(converter), support(support), plans(plans),
-        addressOnlyViews(addressOnlyViews),
+        addressOnlyViews(addressOnlyViews), kernels(kernels),
         pinTransferBuffers(pinTransferBuffers),
         builder(&converter.getContext()),
         pointerType(LLVM::LLVMPointerType::get(&converter.getContext())) {}
@@ -58,8 +59,8 @@ public:
       builder.setInsertionPoint(op);
       TypeSwitch<Operation *>(op)
           .Case<gpu::AllocOp, gpu::DeallocOp, gpu::MemcpyOp, gpu::MemsetOp,
-                gpu::WaitOp, memref::AllocOp, memref::DeallocOp>(
-              [&](auto op) { lower(op, getAdaptor(op)); })
+                gpu::WaitOp, gpu::LaunchFuncOp, memref::AllocOp,
+                memref::DeallocOp>([&](auto op) { lower(op, getAdaptor(op)); })
           .Default([](Operation *) {
             llvm_unreachable("collected as a runtime op but not lowered");
           });
@@ -557,6 +558,14 @@ private:
   /// gpu.wait async -> the stream (after joining its dependencies); gpu.wait
   /// (sync) -> cudaStreamSynchronize of each dependency, or of every stream
   /// of the function when it has none.
+  /// A launch: its kernel on the stream, after its dependencies.
+  void lower(gpu::LaunchFuncOp op, gpu::LaunchFuncOp::Adaptor adaptor) {
+    const OpPlan &plan = getPlan(op);
+    prepare(op, plan, adaptor.getAsyncDependencies());
+    kernels->lowerLaunch(builder, op, operands, plan, support);
+    finish(op, plan, {});
+  }
+
   void lower(gpu::WaitOp op, gpu::WaitOp::Adaptor adaptor) {
     const OpPlan &plan = getPlan(op);
     if (op.getAsyncToken()) {
@@ -578,6 +587,8 @@ private:
   /// The plans of the ops still to lower.
   PlanMap &plans;
   const DenseSet<Operation *> &addressOnlyViews;
+  /// The module's kernels (KernelLowering.cpp), if it launches any.
+  KernelLowering *kernels;
   /// Whether transfer buffers are pinned (pinned-host-memory).
   bool pinTransferBuffers;
   OpBuilder builder;
@@ -592,9 +603,10 @@ private:
 
 void lowerRuntimeOps(const ModuleWork &work, const LLVMTypeConverter &converter,
                      RuntimeSupport &support, PlanMap &plans,
-                     const DenseSet<Operation *> &addressOnlyViews) {
+                     const DenseSet<Operation *> &addressOnlyViews,
+                     KernelLowering *kernels) {
   RuntimeOpLowerer lowerer(converter, support, plans, addressOnlyViews,
-                           work.pinTransferBuffers);
+                           work.pinTransferBuffers, kernels);
   for (auto &[func, ops] : work.runtimeOps)
     lowerer.lowerFunction(ops);
 }

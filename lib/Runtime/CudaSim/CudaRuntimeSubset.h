@@ -63,6 +63,7 @@ enum cudaError {
   cudaErrorInvalidKernelImage = 200,
   cudaErrorDeviceUninitialized = 201,
   cudaErrorInvalidResourceHandle = 400,
+  cudaErrorSymbolNotFound = 500,
   cudaErrorIllegalState = 401,
   cudaErrorNotReady = 600,
   cudaErrorIllegalAddress = 700,
@@ -145,6 +146,33 @@ struct cudaMemcpyAttributes {
 typedef struct CUstream_st *cudaStream_t;
 typedef struct CUevent_st *cudaEvent_t;
 typedef struct CUmemPoolHandle_st *cudaMemPool_t;
+
+/* Kernels: libraries of device code (cudaLibraryLoadData) and the kernels
+ * in them. */
+typedef struct CUlib_st *cudaLibrary_t;
+typedef struct CUkern_st *cudaKernel_t;
+
+/* The simulator takes no JIT option; the first values, for reference. */
+enum cudaJitOption {
+  cudaJitMaxRegisters = 0,
+  cudaJitThreadsPerBlock = 1,
+  cudaJitWallTime = 2
+};
+
+enum cudaLibraryOption {
+  cudaLibraryHostUniversalFunctionAndDataTable = 0,
+  cudaLibraryBinaryIsPreserved = 1
+};
+
+/* vector_types.h */
+struct dim3 {
+  unsigned int x, y, z;
+#ifdef __cplusplus
+  dim3(unsigned int vx = 1, unsigned int vy = 1, unsigned int vz = 1)
+      : x(vx), y(vy), z(vz) {}
+#endif
+};
+typedef struct dim3 dim3;
 
 /* Memory pools of the stream-ordered allocator. */
 enum cudaMemPoolAttr {
@@ -357,6 +385,23 @@ cudaEventRecord(cudaEvent_t event,
 extern cudaError_t cudaEventSynchronize(cudaEvent_t event);
 extern cudaError_t cudaEventQuery(cudaEvent_t event);
 extern cudaError_t cudaEventDestroy(cudaEvent_t event);
+
+/*===----------------------------------------------------------------------===*
+ * Libraries and kernels
+ *===----------------------------------------------------------------------===*/
+
+extern cudaError_t cudaLibraryLoadData(
+    cudaLibrary_t *library, const void *code, enum cudaJitOption *jitOptions,
+    void **jitOptionsValues, unsigned int numJitOptions,
+    enum cudaLibraryOption *libraryOptions, void **libraryOptionValues,
+    unsigned int numLibraryOptions);
+extern cudaError_t cudaLibraryUnload(cudaLibrary_t library);
+extern cudaError_t cudaLibraryGetKernel(cudaKernel_t *pKernel,
+                                        cudaLibrary_t library,
+                                        const char *name);
+extern cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim,
+                                    dim3 blockDim, void **args,
+                                    size_t sharedMem, cudaStream_t stream);
 
 #ifdef __cplusplus
 } /* extern "C" */

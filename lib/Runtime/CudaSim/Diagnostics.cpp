@@ -163,6 +163,8 @@ constexpr ErrorDescription kErrors[] = {
      "invalid device context"},
     {cudaErrorInvalidResourceHandle, "cudaErrorInvalidResourceHandle",
      "invalid resource handle"},
+    {cudaErrorSymbolNotFound, "cudaErrorSymbolNotFound",
+     "named symbol not found"},
     {cudaErrorIllegalState, "cudaErrorIllegalState",
      "the operation cannot be performed in the present state"},
     {cudaErrorNotReady, "cudaErrorNotReady", "device not ready"},

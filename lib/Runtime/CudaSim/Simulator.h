@@ -235,7 +235,11 @@ static_assert(kNumLatencies == size_t(Latency::None),
   X(cudaDeviceCanAccessPeer, Peer, cudaErrorInvalidDevice, Call)               \
   X(cudaDeviceEnablePeerAccess, Peer, cudaErrorTooManyPeers, Call)             \
   X(cudaDeviceDisablePeerAccess, Peer, cudaErrorInvalidDevice, Call)           \
-  X(cudaGetDriverEntryPointByVersion, Other, cudaErrorNotSupported, Call)
+  X(cudaGetDriverEntryPointByVersion, Other, cudaErrorNotSupported, Call)     \
+  X(cudaLibraryLoadData, Other, cudaErrorInvalidKernelImage, Call)             \
+  X(cudaLibraryUnload, Other, cudaErrorInvalidResourceHandle, Call)            \
+  X(cudaLibraryGetKernel, Other, cudaErrorSymbolNotFound, Call)                \
+  X(cudaLaunchKernel, Other, cudaErrorLaunchFailure, None)
 
 enum class EntryPoint : uint8_t {
 #define ETCOPY_CUDA_SIM_ENUMERATOR(Name, Kind, Error, Cost) Name,
@@ -441,7 +445,10 @@ void restoreFaultHandlers();
 
 struct Stream;
 
-enum class OpKind : uint8_t { Copy, Memset, Free, Wait };
+enum class OpKind : uint8_t { Copy, Memset, Free, Wait, Kernel };
+
+/// A queued kernel launch (ApiKernel.cpp).
+struct KernelRun;
 
 /// One unit of queued work. Copies and memsets keep raw addresses and are
 /// only performed (reading the source bytes too) when the op executes.
@@ -488,6 +495,8 @@ struct Op {
   uint64_t WaitSeq = 0;
   /// Wait: the event waited on (0 for the implicit legacy-stream waits).
   uint32_t EventId = 0;
+  /// Kernel: the launch, run when the op executes.
+  std::shared_ptr<const KernelRun> Kernel;
 };
 
 struct Stream {
@@ -741,6 +750,10 @@ public:
   std::string describeOp(const Op &O, const std::string &StreamText) const;
   cudaError_t runSynchronously(const char *Api, const Op &O);
   void involvedDevices(const Op &O, bool (&Involved)[kMaxDevices]) const;
+
+  // Kernels (ApiKernel.cpp).
+  void runKernel(const KernelRun &Run, DrainContext &Ctx);
+  std::string describeKernel(const KernelRun &Run) const;
 
   // Memory (Memory.cpp).
   PtrInfo classify(uintptr_t Address) const;

@@ -304,6 +304,9 @@ std::string Simulator::describeOp(const Op &O,
   case OpKind::Wait:
     return format("wait for op %" PRIu64 " of %s", O.WaitSeq,
                   O.WaitOn ? streamName(*O.WaitOn).c_str() : "?");
+  case OpKind::Kernel:
+    return format("%s(%s%s)", O.Api, describeKernel(*O.Kernel).c_str(),
+                  Where.c_str());
   }
   return "?";
 }
@@ -315,6 +318,9 @@ void Simulator::execute(const Op &O, const Stream *S, DrainContext &Ctx) {
     return;
   case OpKind::Free:
     release(*O.DstAlloc, "cudaFreeAsync", S ? S->Id : 0);
+    return;
+  case OpKind::Kernel:
+    runKernel(*O.Kernel, Ctx);
     return;
   case OpKind::Copy:
   case OpKind::Memset:

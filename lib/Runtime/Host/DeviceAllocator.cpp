@@ -59,6 +59,14 @@ static Error invalidArgument(std::string message) {
   return Error(ErrorCode::InvalidArgument, std::move(message));
 }
 
+/// "0x7f0a00000000".
+static std::string pointerText(const void *ptr) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "0x%" PRIxPTR,
+                reinterpret_cast<uintptr_t>(ptr));
+  return text;
+}
+
 static constexpr DeviceKind kAllDeviceKinds[] = {DeviceKind::CPU,
                                                  DeviceKind::CUDA};
 static_assert(std::size(kAllDeviceKinds) == kNumDeviceKinds,
@@ -523,6 +531,12 @@ static std::vector<CudaSymbol> cudaSymbols(CudaApi &api) {
       {"cudaFreeHost", slot(api.freeHostFn), false},
       {"cudaHostRegister", slot(api.hostRegisterFn), false},
       {"cudaHostUnregister", slot(api.hostUnregisterFn), false},
+      {"cudaMallocAsync", slot(api.mallocAsyncFn), false},
+      {"cudaFreeAsync", slot(api.freeAsyncFn), false},
+      {"cudaDeviceGetMemPool", slot(api.deviceGetMemPoolFn), false},
+      {"cudaMemPoolGetAttribute", slot(api.memPoolGetAttributeFn), false},
+      {"cudaMemPoolSetAttribute", slot(api.memPoolSetAttributeFn), false},
+      {"cudaMemPoolTrimTo", slot(api.memPoolTrimToFn), false},
   };
 }
 
@@ -766,10 +780,39 @@ private:
 };
 } // namespace
 
-Expected<std::shared_ptr<CudaAllocator>> CudaAllocator::create(CudaApi api) {
+/// The pool policy of the environment: $ETCOPY_POOL_RELEASE_THRESHOLD, a
+/// decimal number of bytes, when set, else kDefaultPoolReleaseThreshold.
+static Expected<uint64_t> poolReleaseThresholdFromEnvironment() {
+  const char *text = std::getenv(kPoolReleaseThresholdVariable);
+  if (!text)
+    return kDefaultPoolReleaseThreshold;
+  char *end = nullptr;
+  errno = 0;
+  unsigned long long value = std::strtoull(text, &end, 10);
+  if (!*text || *end || errno == ERANGE || *text == '-' || *text == '+' ||
+      *text == ' ')
+    return invalidArgument(std::string("invalid ") +
+                           kPoolReleaseThresholdVariable + "='" + text +
+                           "': expected a decimal number of bytes (at most "
+                           "18446744073709551615)");
+  return static_cast<uint64_t>(value);
+}
+
+Expected<std::shared_ptr<CudaAllocator>>
+CudaAllocator::create(CudaApi api, CudaAllocatorOptions options) {
   if (Error err = api.checkComplete())
     return err;
-  return std::shared_ptr<CudaAllocator>(new CudaAllocator(std::move(api)));
+  uint64_t threshold = kDefaultPoolReleaseThreshold;
+  if (options.poolReleaseThreshold) {
+    threshold = *options.poolReleaseThreshold;
+  } else if (options.useMemoryPool) {
+    Expected<uint64_t> fromEnvironment = poolReleaseThresholdFromEnvironment();
+    if (!fromEnvironment)
+      return fromEnvironment.takeError();
+    threshold = *fromEnvironment;
+  }
+  return std::shared_ptr<CudaAllocator>(
+      new CudaAllocator(std::move(api), options.useMemoryPool, threshold));
 }
 
 Expected<int> CudaAllocator::getDeviceCount() {
@@ -794,6 +837,83 @@ Error CudaAllocator::checkOrdinal(int ordinal, const char *operation) {
   return Error::success();
 }
 
+/// Whether `api` has every entry point that allocating from memory pools
+/// needs.
+static bool hasStreamOrderedAllocator(const CudaApi &api) {
+  return api.mallocAsyncFn && api.freeAsyncFn && api.deviceGetMemPoolFn &&
+         api.memPoolGetAttributeFn && api.memPoolSetAttributeFn &&
+         api.deviceSynchronizeFn;
+}
+
+Expected<CudaAllocator::DevicePool> CudaAllocator::getDevicePool(int ordinal) {
+  std::lock_guard<std::mutex> lock(poolMutex);
+  if (devicePools.size() <= static_cast<std::size_t>(ordinal))
+    devicePools.resize(static_cast<std::size_t>(ordinal) + 1);
+  DevicePool &state = devicePools[static_cast<std::size_t>(ordinal)];
+  if (state.configured)
+    return state;
+
+  DevicePool configured;
+  configured.configured = true;
+  if (!useMemoryPool || !hasStreamOrderedAllocator(api))
+    return state = configured;
+  std::string where = " on cuda:" + std::to_string(ordinal);
+  CudaErrors errors(api);
+  void *pool = nullptr;
+  int status = api.deviceGetMemPoolFn(&pool, ordinal);
+  // A device without memory pools (cudaDevAttrMemoryPoolsSupported 0)
+  // allocates with cudaMalloc.
+  if (status == CudaApi::kErrorNotSupported)
+    return state = configured;
+  if (Error err = errors.check(status, "cudaDeviceGetMemPool" + where))
+    return err;
+  // The pool policy: raise the release threshold, never lower it. A failure
+  // leaves the device unconfigured, to be tried again at its next operation.
+  if (poolReleaseThreshold != 0) {
+    uint64_t current = 0;
+    if (Error err = errors.check(
+            api.memPoolGetAttributeFn(
+                pool, CudaApi::kMemPoolAttrReleaseThreshold, &current),
+            "cudaMemPoolGetAttribute(cudaMemPoolAttrReleaseThreshold)" +
+                where))
+      return err;
+    uint64_t threshold = poolReleaseThreshold;
+    if (current < threshold)
+      if (Error err = errors.check(
+              api.memPoolSetAttributeFn(
+                  pool, CudaApi::kMemPoolAttrReleaseThreshold, &threshold),
+              "cudaMemPoolSetAttribute(cudaMemPoolAttrReleaseThreshold, " +
+                  std::to_string(threshold) + " bytes)" + where))
+        return err;
+  }
+  configured.pooled = true;
+  configured.pool = pool;
+  return state = configured;
+}
+
+template <typename Body>
+Error CudaAllocator::withDevicePool(int ordinal, const char *operation,
+                                   Body body) {
+  if (Error err = checkOrdinal(ordinal, operation))
+    return err;
+  DeviceSwitch deviceSwitch(api, ordinal);
+  if (Error err = deviceSwitch.enter())
+    return err;
+  Expected<DevicePool> pool = getDevicePool(ordinal);
+  return deviceSwitch.leave(pool ? body(*pool) : pool.takeError());
+}
+
+Expected<bool> CudaAllocator::usesMemoryPool(int ordinal) {
+  bool pooled = false;
+  if (Error err = withDevicePool(ordinal, "usesMemoryPool",
+                                 [&](const DevicePool &pool) {
+                                   pooled = pool.pooled;
+                                   return Error::success();
+                                 }))
+    return err;
+  return pooled;
+}
+
 Expected<void *> CudaAllocator::allocate(std::size_t nbytes, int ordinal,
                                          std::size_t alignment) {
   if (!isPowerOfTwo(alignment) || alignment > kMaxAlignment)
@@ -809,18 +929,39 @@ Expected<void *> CudaAllocator::allocate(std::size_t nbytes, int ordinal,
   DeviceSwitch deviceSwitch(api, ordinal);
   if (Error err = deviceSwitch.enter())
     return err;
+  Expected<DevicePool> pool = getDevicePool(ordinal);
+  if (!pool)
+    return deviceSwitch.leave(pool.takeError());
+  CudaErrors errors(api);
+  std::string where = " on cuda:" + std::to_string(ordinal);
+  std::string size = "(" + std::to_string(nbytes) + " bytes)";
   void *ptr = nullptr;
-  Error result =
-      CudaErrors(api).check(api.mallocFn(&ptr, nbytes),
-                            "cudaMalloc(" + std::to_string(nbytes) +
-                                " bytes) on cuda:" + std::to_string(ordinal));
-  bool allocated = result.ok();
+  Error result;
+  if (!pool->pooled) {
+    result =
+        errors.check(api.mallocFn(&ptr, nbytes), "cudaMalloc" + size + where);
+  } else {
+    // On the legacy stream, then waited for: the memory is usable on any
+    // stream when allocate returns.
+    result = errors.check(api.mallocAsyncFn(&ptr, nbytes, nullptr),
+                          "cudaMallocAsync" + size + where);
+    if (result.ok()) {
+      result = errors.check(api.streamSynchronizeFn(nullptr),
+                            "cudaStreamSynchronize(0) after cudaMallocAsync" +
+                                size + where);
+      if (result) {
+        (void)api.freeAsyncFn(ptr, nullptr);
+        ptr = nullptr;
+      }
+    }
+  }
+  bool allocated = result.ok() && ptr;
   result = deviceSwitch.leave(std::move(result));
   if (result) {
     // The allocation succeeded but the previous device could not be
     // restored: do not leak it.
-    if (allocated && ptr)
-      (void)api.freeFn(ptr);
+    if (allocated)
+      (void)(pool->pooled ? api.freeAsyncFn(ptr, nullptr) : api.freeFn(ptr));
     return result;
   }
   return ptr;
@@ -829,13 +970,42 @@ Expected<void *> CudaAllocator::allocate(std::size_t nbytes, int ordinal,
 Error CudaAllocator::deallocate(void *ptr, int ordinal) {
   if (!ptr)
     return Error::success();
-  if (Error err = checkOrdinal(ordinal, "deallocate"))
-    return err;
-  DeviceSwitch deviceSwitch(api, ordinal);
-  if (Error err = deviceSwitch.enter())
-    return err;
-  return deviceSwitch.leave(CudaErrors(api).check(
-      api.freeFn(ptr), "cudaFree on cuda:" + std::to_string(ordinal)));
+  return withDevicePool(ordinal, "deallocate", [&](const DevicePool &pool) {
+    CudaErrors errors(api);
+    std::string where = " on cuda:" + std::to_string(ordinal);
+    if (!pool.pooled)
+      return errors.check(api.freeFn(ptr), "cudaFree" + where);
+    // Copies still queued on any stream may use the memory: wait for them,
+    // as cudaFree would, before the pool may hand the memory out again. Then
+    // the free, waited for too: the memory is back in the pool when
+    // deallocate returns, and no work of the allocator's is left queued.
+    std::string call = "cudaFreeAsync(" + pointerText(ptr) + ")";
+    if (Error err =
+            errors.check(api.deviceSynchronizeFn(),
+                         "cudaDeviceSynchronize before " + call + where))
+      return err;
+    if (Error err = errors.check(api.freeAsyncFn(ptr, nullptr), call + where))
+      return err;
+    return errors.check(api.streamSynchronizeFn(nullptr),
+                        "cudaStreamSynchronize(0) after " + call + where);
+  });
+}
+
+Error CudaAllocator::trimMemoryPool(int ordinal, std::size_t minBytesToKeep) {
+  return withDevicePool(
+      ordinal, "trimMemoryPool", [&](const DevicePool &pool) -> Error {
+        if (!pool.pooled)
+          return Error::success();
+        if (!api.memPoolTrimToFn)
+          return Error(ErrorCode::Unavailable,
+                       "the CUDA Runtime API from '" + api.origin +
+                           "' has no cudaMemPoolTrimTo, which trimming a "
+                           "memory pool needs");
+        return CudaErrors(api).check(
+            api.memPoolTrimToFn(pool.pool, minBytesToKeep),
+            "cudaMemPoolTrimTo(" + std::to_string(minBytesToKeep) +
+                " bytes) on cuda:" + std::to_string(ordinal));
+      });
 }
 
 Error CudaAllocator::copy(void *dst, const void *src, std::size_t nbytes,
@@ -899,14 +1069,6 @@ Error CudaAllocator::synchronize(int ordinal, void *stream) {
 //===----------------------------------------------------------------------===//
 // PinnedHostAllocator
 //===----------------------------------------------------------------------===//
-
-/// "0x7f0a00000000".
-static std::string pointerText(const void *ptr) {
-  char text[32];
-  std::snprintf(text, sizeof(text), "0x%" PRIxPTR,
-                reinterpret_cast<uintptr_t>(ptr));
-  return text;
-}
 
 Expected<std::shared_ptr<PinnedHostAllocator>>
 PinnedHostAllocator::create(CudaApi api) {
@@ -1065,13 +1227,20 @@ static Expected<std::shared_ptr<T>> createOn(Expected<CudaApi> api) {
 }
 
 Expected<std::shared_ptr<CudaAllocator>>
-etcopy::runtime::makeCudaAllocator(const char *libraryPath) {
-  return createOn<CudaAllocator>(loadCudaApi(libraryPath));
+etcopy::runtime::makeCudaAllocator(const char *libraryPath,
+                                   CudaAllocatorOptions options) {
+  Expected<CudaApi> api = loadCudaApi(libraryPath);
+  if (!api)
+    return api.takeError();
+  return CudaAllocator::create(std::move(*api), options);
 }
 
 Expected<std::shared_ptr<CudaAllocator>>
-etcopy::runtime::makeSimulatorAllocator() {
-  return createOn<CudaAllocator>(CudaApi::loadSimulator());
+etcopy::runtime::makeSimulatorAllocator(CudaAllocatorOptions options) {
+  Expected<CudaApi> api = CudaApi::loadSimulator();
+  if (!api)
+    return api.takeError();
+  return CudaAllocator::create(std::move(*api), options);
 }
 
 Expected<std::shared_ptr<PinnedHostAllocator>>

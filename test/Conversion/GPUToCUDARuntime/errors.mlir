@@ -5,7 +5,7 @@
 
 module attributes {gpu.container_module} {
   func.func @launch(%arg0: index) {
-    // expected-error @+1 {{'gpu.launch_func' is not supported by convert-gpu-to-cuda-runtime, which lowers gpu.alloc, gpu.dealloc, gpu.memcpy, gpu.memset and gpu.wait}}
+    // expected-error @+1 {{cannot launch @kernels::@k: its gpu.module is not compiled; run gpu-module-to-binary (as --etcopy-to-cuda does) before convert-gpu-to-cuda-runtime}}
     gpu.launch_func @kernels::@k blocks in (%arg0, %arg0, %arg0) threads in (%arg0, %arg0, %arg0)
     return
   }
@@ -64,12 +64,12 @@ func.func @token_through_yield(%n: index) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %t0 = gpu.wait async
-  // expected-error @+1 {{cannot lower a !gpu.async.token passed to 'scf.for'; tokens may only be used by gpu.alloc, gpu.dealloc, gpu.memcpy, gpu.memset and gpu.wait in the same function}}
+  // expected-error @+1 {{cannot lower a !gpu.async.token passed to 'scf.for'; tokens may only be used by gpu.alloc, gpu.dealloc, gpu.memcpy, gpu.memset, gpu.wait and gpu.launch_func in the same function}}
   %t = scf.for %i = %c0 to %n step %c1 iter_args(%tok = %t0) -> !gpu.async.token {
     // expected-error @+1 {{cannot lower a !gpu.async.token passed to 'scf.yield'}}
     scf.yield %tok : !gpu.async.token
   }
-  // expected-error @+1 {{cannot lower a !gpu.async.token that does not come from gpu.alloc, gpu.dealloc, gpu.memcpy, gpu.memset or gpu.wait in the same function}}
+  // expected-error @+1 {{cannot lower a !gpu.async.token that does not come from gpu.alloc, gpu.dealloc, gpu.memcpy, gpu.memset, gpu.wait or gpu.launch_func in the same function}}
   gpu.wait [%t]
   return
 }
@@ -108,7 +108,7 @@ func.func @unranked_device(%m: memref<*xf32, #etcopy.device<cuda:0>>) {
 func.func private @token() -> !gpu.async.token
 func.func @token_from_call(%h: memref<4xf32>) {
   %t = func.call @token() : () -> !gpu.async.token
-  // expected-error @+1 {{cannot lower a !gpu.async.token that does not come from gpu.alloc, gpu.dealloc, gpu.memcpy, gpu.memset or gpu.wait in the same function}}
+  // expected-error @+1 {{cannot lower a !gpu.async.token that does not come from gpu.alloc, gpu.dealloc, gpu.memcpy, gpu.memset, gpu.wait or gpu.launch_func in the same function}}
   %d, %t1 = gpu.alloc async [%t] () : memref<4xf32, #etcopy.device<cuda:1>>
   gpu.wait [%t1]
   gpu.dealloc %d : memref<4xf32, #etcopy.device<cuda:1>>

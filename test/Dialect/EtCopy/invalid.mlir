@@ -261,7 +261,7 @@ func.func private @propagate_not_bool() attributes {etcopy.propagate = {skip_h2d
 
 // -----
 
-// expected-error @+1 {{unknown etcopy attribute 'etcopy.placement'; known: etcopy.device, etcopy.propagate, etcopy.arenas, etcopy.signature, etcopy.stream_ordered}}
+// expected-error @+1 {{unknown etcopy attribute 'etcopy.placement'; known: etcopy.device, etcopy.propagate, etcopy.arenas, etcopy.signature, etcopy.stream_ordered, etcopy.host_kernel, etcopy.host_kernel_unsupported}}
 func.func private @unknown_attribute() attributes {etcopy.placement = #etcopy.device<cuda:0>}
 
 // -----

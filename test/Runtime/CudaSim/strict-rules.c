@@ -10,6 +10,7 @@
 
 #include "CudaRuntimeSubset.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,32 @@ static void rule(const char *Name, cudaError_t Status) {
 }
 
 static struct cudaMemcpyAttributes StreamOrder;
+
+/// A kernel library as convert-gpu-to-cuda-runtime lays it out: PTX text,
+/// NUL-padded to 8 bytes, then the host versions of its kernels.
+typedef struct {
+  const char *Name;
+  const char *Kinds;
+  void (*Entry)(void **Args, const uint64_t *Ids);
+  const char *Unsupported;
+} HostKernel;
+
+/// fill(float *p, float v): p[block x * block size + thread x] = v.
+static void fillEntry(void **Args, const uint64_t *Ids) {
+  float *P = *(float **)Args[0];
+  P[Ids[0] * Ids[6] + Ids[3]] = *(float *)Args[1];
+}
+
+static const struct {
+  char Ptx[24];
+  char Magic[8];
+  uint64_t Count;
+  HostKernel Kernels[2];
+} Library = {".version 8.0 // fill",
+             {'E', 'T', 'C', 'H', 'O', 'S', 'T', 'K'},
+             2,
+             {{"fill", "p4", fillEntry, NULL},
+              {"sync", "", NULL, "it uses gpu.barrier"}}};
 static size_t First = 0;
 
 /// A batch of one copy with one attribute.
@@ -238,6 +265,112 @@ int main(void) {
   // CHECK-NEXT: event-other-device wait -> cudaSuccess
   // CHECK-NEXT: event-other-device synchronize -> cudaSuccess
   // CHECK-NEXT: event-other-device query -> cudaSuccess
+
+  // --- Libraries and kernels ----------------------------------------------
+  // kernel-image: an image that is neither PTX, a cubin nor a fatbin.
+  cudaLibrary_t Lib = NULL, Plain = NULL;
+  rule("kernel-image",
+       cudaLibraryLoadData(&Lib, "garbage", NULL, NULL, 0, NULL, NULL, 0));
+  // CHECK-NEXT: etcopy-cuda-sim: error: cudaLibraryLoadData: the image at 0x{{[0-9a-f]+}} is not PTX (text with a .version directive), a cubin (64-bit ELF) or a fatbin
+  // CHECK-NEXT: kernel-image -> cudaErrorInvalidKernelImage
+  if (cudaLibraryLoadData(&Lib, &Library, NULL, NULL, 0, NULL, NULL, 0) ||
+      cudaLibraryLoadData(&Plain, ".version 8.0", NULL, NULL, 0, NULL, NULL,
+                          0))
+    return 2;
+
+  // kernel-name: a name the library lacks; a library without host kernels
+  // has none the simulator can run.
+  cudaKernel_t Fill = NULL, Sync = NULL, Missing = NULL;
+  rule("kernel-name", cudaLibraryGetKernel(&Missing, Lib, "fil"));
+  rule("kernel-name no host kernels",
+       cudaLibraryGetKernel(&Missing, Plain, "fill"));
+  // CHECK-NEXT: etcopy-cuda-sim: error: cudaLibraryGetKernel: library {{[0-9]+}} has no kernel named 'fil'
+  // CHECK-NEXT: kernel-name -> cudaErrorSymbolNotFound
+  // CHECK-NEXT: etcopy-cuda-sim: error: cudaLibraryGetKernel: library {{[0-9]+}} has no host versions of its kernels, so the simulator cannot find or run 'fill' (lower the kernels' gpu.module with etcopy-outline-host-kernels, as --etcopy-to-cuda does)
+  // CHECK-NEXT: kernel-name no host kernels -> cudaErrorSymbolNotFound
+  if (cudaLibraryGetKernel(&Fill, Lib, "fill") ||
+      cudaLibraryGetKernel(&Sync, Lib, "sync"))
+    return 2;
+
+  // kernel-configuration: zero and oversized grids and blocks, too much
+  // dynamic shared memory.
+  float Value = 2.5f;
+  float *Out = (float *)Dev;
+  void *Args[2] = {&Out, &Value};
+  dim3 One = {1, 1, 1}, Four = {4, 1, 1};
+  dim3 Zero = {0, 1, 1}, Wide = {1025, 1, 1}, Deep = {1, 1, 65},
+       Many = {32, 32, 2}, Tall = {1, 65536, 1};
+  rule("kernel-configuration zero",
+       cudaLaunchKernel(Fill, Zero, Four, Args, 0, S));
+  rule("kernel-configuration block x",
+       cudaLaunchKernel(Fill, One, Wide, Args, 0, S));
+  rule("kernel-configuration block z",
+       cudaLaunchKernel(Fill, One, Deep, Args, 0, S));
+  rule("kernel-configuration threads",
+       cudaLaunchKernel(Fill, One, Many, Args, 0, S));
+  rule("kernel-configuration grid y",
+       cudaLaunchKernel(Fill, Tall, Four, Args, 0, S));
+  rule("kernel-configuration shared memory",
+       cudaLaunchKernel(Fill, One, Four, Args, 48 * 1024 + 1, S));
+  // CHECK-NEXT: etcopy-cuda-sim: error: cudaLaunchKernel: kernel fill: a grid or block dimension is 0
+  // CHECK-NEXT: kernel-configuration zero -> cudaErrorInvalidConfiguration
+  // CHECK-NEXT: etcopy-cuda-sim: error: cudaLaunchKernel: kernel fill: block (1025, 1, 1) exceeds the limits (1024 x 1024 x 64, 1024 threads per block)
+  // CHECK-NEXT: kernel-configuration block x -> cudaErrorInvalidConfiguration
+  // CHECK-NEXT: etcopy-cuda-sim: error: cudaLaunchKernel: kernel fill: block (1, 1, 65) exceeds the limits (1024 x 1024 x 64, 1024 threads per block)
+  // CHECK-NEXT: kernel-configuration block z -> cudaErrorInvalidConfiguration
+  // CHECK-NEXT: etcopy-cuda-sim: error: cudaLaunchKernel: kernel fill: block (32, 32, 2) exceeds the limits (1024 x 1024 x 64, 1024 threads per block)
+  // CHECK-NEXT: kernel-configuration threads -> cudaErrorInvalidConfiguration
+  // CHECK-NEXT: etcopy-cuda-sim: error: cudaLaunchKernel: kernel fill: grid (1, 65536, 1) exceeds the limits ((2^31 - 1) x 65535 x 65535)
+  // CHECK-NEXT: kernel-configuration grid y -> cudaErrorInvalidConfiguration
+  // CHECK-NEXT: etcopy-cuda-sim: error: cudaLaunchKernel: kernel fill: 49153 bytes of dynamic shared memory exceed the 49152 a block may use without cudaFuncAttributeMaxDynamicSharedMemorySize
+  // CHECK-NEXT: kernel-configuration shared memory -> cudaErrorInvalidConfiguration
+
+  // kernel-pointer: a pointer parameter must be memory of the launch's
+  // device: not host memory, not another device's.
+  float *HostOut = (float *)Host, *OtherOut = (float *)Dev1;
+  void *HostArgs[2] = {&HostOut, &Value}, *OtherArgs[2] = {&OtherOut, &Value};
+  rule("kernel-pointer host", cudaLaunchKernel(Fill, One, Four, HostArgs, 0, S));
+  rule("kernel-pointer other device",
+       cudaLaunchKernel(Fill, One, Four, OtherArgs, 0, S));
+  // CHECK-NEXT: etcopy-cuda-sim: error: cudaLaunchKernel: kernel fill: parameter 0 (0x{{[0-9a-f]+}}) is not memory of cuda:0: pageable host memory
+  // CHECK-NEXT: kernel-pointer host -> cudaErrorIllegalAddress
+  // CHECK-NEXT: etcopy-cuda-sim: error: cudaLaunchKernel: kernel fill: parameter 0 (0x{{[0-9a-f]+}}) is not memory of cuda:0: device memory on cuda:1
+  // CHECK-NEXT: kernel-pointer other device -> cudaErrorIllegalAddress
+
+  // kernel-handle: only handles from cudaLibraryGetKernel launch.
+  rule("kernel-handle", cudaLaunchKernel((const void *)&Library, One, Four,
+                                         Args, 0, S));
+  // CHECK-NEXT: etcopy-cuda-sim: error: cudaLaunchKernel: 0x{{[0-9a-f]+}} is not a kernel handle from cudaLibraryGetKernel (the simulator launches no other functions)
+  // CHECK-NEXT: kernel-handle -> cudaErrorInvalidDeviceFunction
+
+  // kernel-unsupported: a kernel without host version.
+  rule("kernel-unsupported", cudaLaunchKernel(Sync, One, Four, NULL, 0, S));
+  // CHECK-NEXT: etcopy-cuda-sim: error: cudaLaunchKernel: kernel sync cannot run on the simulator: it uses gpu.barrier
+  // CHECK-NEXT: kernel-unsupported -> cudaErrorNotSupported
+
+  // A launch runs in stream order, every thread of every block.
+  dim3 Two = {2, 1, 1};
+  float Filled[8] = {0};
+  rule("kernel launch", cudaLaunchKernel(Fill, Two, Four, Args, 0, S));
+  rule("kernel launch copy", cudaMemcpyAsync(Filled, Dev, sizeof Filled,
+                                             cudaMemcpyDeviceToHost, S));
+  rule("kernel launch synchronize", cudaStreamSynchronize(S));
+  printf("filled: %g %g\n", Filled[0], Filled[7]);
+  // CHECK-NEXT: kernel launch -> cudaSuccess
+  // CHECK-NEXT: kernel launch copy -> cudaSuccess
+  // CHECK-NEXT: kernel launch synchronize -> cudaSuccess
+  // CHECK-NEXT: filled: 2.5 2.5
+
+  // library-handle: an unloaded library's handles are invalid.
+  rule("library-handle unload", cudaLibraryUnload(Lib));
+  rule("library-handle twice", cudaLibraryUnload(Lib));
+  rule("library-handle kernel", cudaLaunchKernel(Fill, One, Four, Args, 0, S));
+  cudaLibraryUnload(Plain);
+  // CHECK-NEXT: library-handle unload -> cudaSuccess
+  // CHECK-NEXT: etcopy-cuda-sim: error: cudaLibraryUnload: invalid library handle 0x{{[0-9a-f]+}} (library {{[0-9]+}} was unloaded by cudaLibraryUnload)
+  // CHECK-NEXT: library-handle twice -> cudaErrorInvalidResourceHandle
+  // CHECK-NEXT: etcopy-cuda-sim: error: cudaLaunchKernel: kernel fill: its library {{[0-9]+}} was unloaded
+  // CHECK-NEXT: library-handle kernel -> cudaErrorInvalidResourceHandle
 
   cudaHostUnregister(Split + 32);
   free(Split);

@@ -91,6 +91,15 @@ def EtCopy_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getStreamOrderedAttrName() {
       return ::llvm::StringLiteral("etcopy.stream_ordered");
     }
+    /// Name of the attribute marking the host version of a kernel
+    /// (etcopy-outline-host-kernels): `[gpu.module name, kernel name]`.
+    static constexpr ::llvm::StringLiteral getHostKernelAttrName() {
+      return ::llvm::StringLiteral("etcopy.host_kernel");
+    }
+    /// Name of the attribute saying why a kernel has no host version.
+    static constexpr ::llvm::StringLiteral getHostKernelUnsupportedAttrName() {
+      return ::llvm::StringLiteral("etcopy.host_kernel_unsupported");
+    }
     /// Name of the unit argument attribute marking a delegate argument that
     /// the delegate writes.
     static constexpr ::llvm::StringLiteral getWritesAttrName() {

@@ -371,10 +371,32 @@ LogicalResult EtCopyDialect::verifyOperationAttribute(Operation *op,
              << "work on the stream it is given";
     return success();
   }
+  if (name == getHostKernelAttrName()) {
+    auto names = dyn_cast<ArrayAttr>(attr.getValue());
+    if (!names || names.size() != 2 ||
+        !llvm::all_of(names, [](Attribute a) { return isa<StringAttr>(a); }))
+      return op->emitError() << "'" << name
+                             << "' must be [\"<gpu.module>\", \"<kernel>\"], "
+                                "got "
+                             << attr.getValue();
+    if (!isa<FunctionOpInterface>(op))
+      return op->emitError() << "'" << name << "' marks a function";
+    return success();
+  }
+  if (name == getHostKernelUnsupportedAttrName()) {
+    if (!isa<StringAttr>(attr.getValue()) ||
+        !op->hasAttr(getHostKernelAttrName()))
+      return op->emitError()
+             << "'" << name << "' is a string on a function marked "
+             << getHostKernelAttrName();
+    return success();
+  }
   return op->emitError() << "unknown etcopy attribute '" << name
                          << "'; known: " << getDeviceAttrName() << ", "
                          << getPropagateAttrName() << ", "
                          << getArenasAttrName() << ", "
                          << getSignatureAttrName() << ", "
-                         << getStreamOrderedAttrName();
+                         << getStreamOrderedAttrName() << ", "
+                         << getHostKernelAttrName() << ", "
+                         << getHostKernelUnsupportedAttrName();
 }

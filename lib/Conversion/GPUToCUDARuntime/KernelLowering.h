@@ -1,0 +1,60 @@
+//===- KernelLowering.h - gpu.binary and gpu.launch_func lowering -*- C++ -*-===//
+//
+// The kernels of convert-gpu-to-cuda-runtime: the validation of
+// gpu.launch_func (step 1), the lowering of each gpu.binary to the globals
+// its launches use (its image, its library handle, a handle per kernel and,
+// where the module holds host versions of the kernels, the table the CUDA
+// simulator runs them from), and the lowering of each planned launch to the
+// calls of the runtime support (step 3).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LIB_CONVERSION_GPUTOCUDARUNTIME_KERNELLOWERING_H
+#define LIB_CONVERSION_GPUTOCUDARUNTIME_KERNELLOWERING_H
+
+#include "HostKernelABI.h"
+#include "Planning.h"
+
+namespace mlir::etcopy::cuda_lowering {
+
+
+/// Reports what the pass cannot lower in `launch` (its kernel must be in a
+/// gpu.binary of the module, with an object the CUDA Runtime can load; no
+/// cluster size, no async object); false if it reported something.
+bool validateLaunch(gpu::LaunchFuncOp launch, SymbolTable &symbols);
+
+/// The globals of the module's gpu.binary ops, which it creates and erases
+/// the binaries, and the lowering of the launches that use them.
+class KernelLowering {
+public:
+  /// Creates the globals of every gpu.binary of `module` and erases the
+  /// binaries; the host kernels of the module (already lowered to
+  /// llvm.func) go into the binaries' host tables.
+  KernelLowering(ModuleOp module, SymbolTable &symbols);
+
+  /// Replaces `launch`, whose lowered operands are `operands`, by the calls
+  /// that get its kernel and launch it on the plan's stream, at `builder`'s
+  /// insertion point.
+  void lowerLaunch(OpBuilder &builder, gpu::LaunchFuncOp launch,
+                   ValueRange operands, const OpPlan &plan,
+                   RuntimeSupport &support);
+
+private:
+  struct Binary {
+    LLVM::GlobalOp image;
+    LLVM::GlobalOp library;
+    llvm::StringMap<LLVM::GlobalOp> kernels;
+    llvm::StringMap<LLVM::GlobalOp> names;
+  };
+  LLVM::GlobalOp getKernelCell(Binary &binary, StringRef kernel,
+                               StringRef binaryName);
+  LLVM::GlobalOp getName(Binary &binary, StringRef kernel);
+
+  ModuleOp module;
+  SymbolTable &symbols;
+  llvm::StringMap<Binary> binaries;
+};
+
+} // namespace mlir::etcopy::cuda_lowering
+
+#endif // LIB_CONVERSION_GPUTOCUDARUNTIME_KERNELLOWERING_H
