@@ -47,7 +47,7 @@ func.func @method(%in: memref<4x4xf32>, %out: memref<4x4xf32>, %column: memref<4
 // call (the batch's first copy for the batch), and the method completes.
 // CHECK: calls: 16
 // CHECK-NEXT: any:1 cudaGetDevice -> cudaGetDevice at {{.*}}batch-error-handler.mlir:[[# @LINE - 16]]:1 completed exit=0
-// CHECK-NEXT: any:2 cudaSetDevice -> cudaSetDevice at {{.*}}batch-error-handler.mlir:[[# @LINE - 17]]:1 completed exit=0
+// CHECK-NEXT: any:2 cudaGetDevice -> cudaGetDevice at {{.*}}batch-error-handler.mlir:[[# @LINE - 17]]:1 completed exit=0
 // CHECK-NEXT: any:3 cudaDeviceGetMemPool -> cudaDeviceGetMemPool at {{.*}}batch-error-handler.mlir:[[# @LINE - 18]]:1 completed exit=0
 // CHECK-NEXT: any:4 cudaMemPoolGetAttribute -> cudaMemPoolGetAttribute at {{.*}}batch-error-handler.mlir:[[# @LINE - 19]]:1 completed exit=0
 // CHECK-NEXT: any:5 cudaMemPoolSetAttribute -> cudaMemPoolSetAttribute at {{.*}}batch-error-handler.mlir:[[# @LINE - 20]]:1 completed exit=0
@@ -60,7 +60,7 @@ func.func @method(%in: memref<4x4xf32>, %out: memref<4x4xf32>, %column: memref<4
 // CHECK-NEXT: any:12 cudaFreeAsync -> cudaFreeAsync at {{.*}}batch-error-handler.mlir:[[# @LINE - 19]]:3 completed exit=0
 // CHECK-NEXT: any:13 cudaFreeAsync -> cudaFreeAsync at {{.*}}batch-error-handler.mlir:[[# @LINE - 19]]:3 completed exit=0
 // CHECK-NEXT: any:14 cudaStreamSynchronize -> cudaStreamSynchronize at {{.*}}batch-error-handler.mlir:[[# @LINE - 19]]:3 completed exit=0
-// CHECK-NEXT: any:15 cudaSetDevice -> cudaSetDevice at {{.*}}batch-error-handler.mlir:[[# @LINE - 20]]:3 completed exit=0
+// CHECK-NEXT: any:15 cudaGetDevice -> cudaGetDevice at {{.*}}batch-error-handler.mlir:[[# @LINE - 20]]:3 completed exit=0
 // CHECK-NEXT: any:16 cudaStreamDestroy -> nothing completed exit=0
 // The stream comes from the default stream provider, which reports a
 // failure to create it to the lowered code (etcopy_get_stream), and is

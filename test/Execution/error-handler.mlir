@@ -44,7 +44,7 @@ func.func @method(%in: memref<4x4xf32>, %out: memref<4x4xf32>, %column: memref<4
 // call, and the method completes.
 // CHECK: calls: 18
 // CHECK-NEXT: any:1 cudaGetDevice -> cudaGetDevice at {{.*}}error-handler.mlir:[[# @LINE - 17]]:1 completed exit=0
-// CHECK-NEXT: any:2 cudaSetDevice -> cudaSetDevice at {{.*}}error-handler.mlir:[[# @LINE - 18]]:1 completed exit=0
+// CHECK-NEXT: any:2 cudaGetDevice -> cudaGetDevice at {{.*}}error-handler.mlir:[[# @LINE - 18]]:1 completed exit=0
 // CHECK-NEXT: any:3 cudaDeviceGetMemPool -> cudaDeviceGetMemPool at {{.*}}error-handler.mlir:[[# @LINE - 19]]:1 completed exit=0
 // CHECK-NEXT: any:4 cudaMemPoolGetAttribute -> cudaMemPoolGetAttribute at {{.*}}error-handler.mlir:[[# @LINE - 20]]:1 completed exit=0
 // CHECK-NEXT: any:5 cudaMemPoolSetAttribute -> cudaMemPoolSetAttribute at {{.*}}error-handler.mlir:[[# @LINE - 21]]:1 completed exit=0
@@ -59,7 +59,7 @@ func.func @method(%in: memref<4x4xf32>, %out: memref<4x4xf32>, %column: memref<4
 // CHECK-NEXT: any:14 cudaMemcpyAsync -> cudaMemcpyAsync at {{.*}}error-handler.mlir:[[# @LINE - 21]]:3 completed exit=0
 // CHECK-NEXT: any:15 cudaFreeAsync -> cudaFreeAsync at {{.*}}error-handler.mlir:[[# @LINE - 21]]:3 completed exit=0
 // CHECK-NEXT: any:16 cudaStreamSynchronize -> cudaStreamSynchronize at {{.*}}error-handler.mlir:[[# @LINE - 21]]:3 completed exit=0
-// CHECK-NEXT: any:17 cudaSetDevice -> cudaSetDevice at {{.*}}error-handler.mlir:[[# @LINE - 22]]:3 completed exit=0
+// CHECK-NEXT: any:17 cudaGetDevice -> cudaGetDevice at {{.*}}error-handler.mlir:[[# @LINE - 22]]:3 completed exit=0
 // CHECK-NEXT: any:18 cudaStreamDestroy -> nothing completed exit=0
 // The stream is created by the default stream provider, which reports its
 // failure to the lowered code (etcopy_get_stream), and destroyed when the

@@ -6,8 +6,9 @@
 // gpu.dealloc. This is a walk, not a
 // dialect conversion: every block gets one chain of async tokens, and a host
 // wait is placed only where the host may observe a copy still in flight
-// (local alias analysis of the memory effects of each host op), before ops of
-// unknown effect, region ops and terminators. A call to a stream-ordered
+// (local alias analysis of the memory effects of each host op and of the ops
+// nested in it), before ops of unknown effect, region ops holding device
+// work, and terminators. A call to a stream-ordered
 // delegate joins the chain instead: its work is ordered on the stream.
 //
 //===----------------------------------------------------------------------===//
@@ -17,6 +18,7 @@
 #include "etcopy/Conversion/Passes.h"
 #include "etcopy/Dialect/EtCopy/EtCopyDialect.h"
 #include "etcopy/Dialect/EtCopy/EtCopyOps.h"
+#include "etcopy/Dialect/EtCopy/RemarkUtils.h"
 #include "mlir/Analysis/AliasAnalysis/LocalAliasAnalysis.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -37,6 +39,11 @@ namespace mlir::etcopy {
 
 using namespace mlir;
 using namespace mlir::etcopy;
+
+static std::pair<Value, Value> getDeviceCopyOperands(Operation *op);
+
+/// The flag of the pass, the subcategory of its remarks.
+static constexpr StringLiteral kPassName = "convert-etcopy-to-gpu";
 
 /// True for a memref (ranked or unranked) in a device memory space.
 static bool isDeviceMemRef(Type type) {
@@ -157,6 +164,9 @@ struct BlockChain {
   bool inFlight = false;
   /// The host sides of the copies issued since the last host wait.
   PendingCopies pendingCopies;
+  /// Frees of host memory that a copy in flight may still use, moved to
+  /// just after the next host wait.
+  SmallVector<Operation *> deferredFrees;
 };
 
 /// Lowers the bodies of host functions, block by block.
@@ -196,12 +206,14 @@ private:
   /// `gpu.wait async` if the block has none yet.
   Value getChainToken(Operation *op, BlockChain &chain);
   /// Makes the host wait for everything in flight, at the rewriter's
-  /// insertion point.
-  void waitForChain(BlockChain &chain, Location loc);
+  /// insertion point, and reports it (a HostWait remark about `scope`, with
+  /// `reason`).
+  void waitForChain(BlockChain &chain, Location loc, Operation *scope,
+                    const Twine &reason);
   /// Same, before `op`.
-  void waitBefore(Operation *op, BlockChain &chain) {
+  void waitBefore(Operation *op, BlockChain &chain, const Twine &reason) {
     rewriter.setInsertionPoint(op);
-    waitForChain(chain, op->getLoc());
+    waitForChain(chain, op->getLoc(), op, reason);
   }
 
   const EtCopyToGPUOptions &options;
@@ -228,11 +240,23 @@ Value EtCopyToGPULowering::getChainToken(Operation *op, BlockChain &chain) {
   return chain.token;
 }
 
-void EtCopyToGPULowering::waitForChain(BlockChain &chain, Location loc) {
+void EtCopyToGPULowering::waitForChain(BlockChain &chain, Location loc,
+                                       Operation *scope, const Twine &reason) {
   if (!chain.inFlight)
     return;
-  gpu::WaitOp::create(rewriter, loc, /*asyncToken=*/Type(), chain.token);
+  Operation *wait =
+      gpu::WaitOp::create(rewriter, loc, /*asyncToken=*/Type(), chain.token);
   ++statistics.waits;
+  for (Operation *free : chain.deferredFrees) {
+    free->moveAfter(wait);
+    wait = free;
+  }
+  chain.deferredFrees.clear();
+  if (InFlightRemark remark =
+          emitEtCopyRemark(remark::RemarkKind::RemarkPassed, loc, scope,
+                           "HostWait", kPassName))
+    remark << RemarkArg("the host waits for the device work in flight")
+           << RemarkArg("Reason", reason.str());
   chain.inFlight = false;
   chain.pendingCopies.clear();
 }
@@ -324,6 +348,32 @@ LogicalResult EtCopyToGPULowering::lowerDealloc(memref::DeallocOp dealloc,
            << memref.getType() << " with gpu.dealloc; cast it to a ranked "
            << "memref first";
 
+  // Bufferization frees each buffer right after its last use, which may
+  // fall between two copies that convert-gpu-to-cuda-runtime would batch:
+  // the free moves past the copies (and frees) that follow it, which
+  // cannot use the freed memory, and is lowered when the walk reaches it
+  // again there.
+  if (options.async) {
+    // Past other device frees, allocations and ops without memory effects
+    // (none of which the CUDA lowering lets end a batch).
+    auto isPassable = [](Operation *op) {
+      if (auto other = dyn_cast<memref::DeallocOp>(op))
+        return isDeviceMemRef(other.getMemref().getType());
+      if (op->getNumRegions() != 0 || op->hasTrait<OpTrait::IsTerminator>())
+        return false;
+      auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+      return isMemoryEffectFree(op) ||
+             (effects && effects.onlyHasEffect<MemoryEffects::Allocate>());
+    };
+    Operation *next = dealloc->getNextNode();
+    while (next && isPassable(next))
+      next = next->getNextNode();
+    if (next && getDeviceCopyOperands(next).first) {
+      dealloc->moveAfter(next);
+      return success();
+    }
+  }
+
   // A free produces nothing the host or another stream can observe (freed
   // memory cannot be used), so it never makes the host wait: it stays
   // ordered on the chain and completes with it.
@@ -388,6 +438,48 @@ static StringRef suggestFix(MemoryEffects::Effect *effect) {
       });
 }
 
+/// True for an op that convert-etcopy-to-gpu turns into device work (or
+/// that may start some): a copy with a device side, an allocation or free of
+/// device memory, a gpu-dialect op, a call.
+static bool mayStartDeviceWork(Operation *op) {
+  if (isa<H2DOp, D2HOp, D2DOp, CallOpInterface>(op) ||
+      isa_and_nonnull<gpu::GPUDialect>(op->getDialect()))
+    return true;
+  if (auto copy = dyn_cast<memref::CopyOp>(op))
+    return isDeviceMemRef(copy.getTarget().getType()) ||
+           isDeviceMemRef(copy.getSource().getType());
+  if (auto alloc = dyn_cast<memref::AllocOp>(op))
+    return isDeviceMemRef(alloc.getType());
+  if (auto dealloc = dyn_cast<memref::DeallocOp>(op))
+    return isDeviceMemRef(dealloc.getMemref().getType());
+  return false;
+}
+
+/// Appends the memory effects of the ops nested in `op` to `effects`.
+/// Returns false where they are not all known host effects: a nested op has
+/// neither MemoryEffectOpInterface nor RecursiveMemoryEffects, or may start
+/// device work (which its own chain would not order after this one's).
+/// Effects on values defined inside `op` are kept: they cannot alias a copy
+/// in flight, which the conflict check finds.
+static bool
+collectNestedHostEffects(Operation *op,
+                         SmallVectorImpl<MemoryEffects::EffectInstance> &effects) {
+  WalkResult result = op->walk([&](Operation *nested) {
+    if (nested == op)
+      return WalkResult::advance();
+    if (mayStartDeviceWork(nested))
+      return WalkResult::interrupt();
+    if (auto effectInterface = dyn_cast<MemoryEffectOpInterface>(nested)) {
+      effectInterface.getEffects(effects);
+      return WalkResult::advance();
+    }
+    return nested->hasTrait<OpTrait::HasRecursiveMemoryEffects>()
+               ? WalkResult::advance()
+               : WalkResult::interrupt();
+  });
+  return !result.wasInterrupted();
+}
+
 LogicalResult EtCopyToGPULowering::lowerHostOp(Operation *op,
                                                BlockChain &chain) {
   SmallVector<MemoryEffects::EffectInstance> effects;
@@ -403,21 +495,66 @@ LogicalResult EtCopyToGPULowering::lowerHostOp(Operation *op,
              << suggestFix(effect.getEffect());
   }
 
-  // Unknown effects (a call, say) or effects of nested ops, which run with
-  // their own chains: the op may observe anything in flight.
-  if (!effectInterface || op->getNumRegions() != 0) {
+  // An op with regions is judged by the effects of its nested ops too
+  // (linalg.generic's payload, scf.for's body): host work of known effects
+  // waits only where it may touch a copy in flight, like any other op.
+  // Unknown effects (a call, say) or nested device work, which runs on its
+  // own chain, may observe anything in flight.
+  if (op->getNumRegions() != 0) {
+    bool knownEffects =
+        (effectInterface ||
+         op->hasTrait<OpTrait::HasRecursiveMemoryEffects>()) &&
+        collectNestedHostEffects(op, effects);
+    if (!knownEffects) {
+      waitBefore(op, chain,
+                 "'" + op->getName().getStringRef() +
+                     "' holds device work or ops of unknown memory effects");
+      return success();
+    }
+  } else if (!effectInterface) {
     if (!isMemoryEffectFree(op))
-      waitBefore(op, chain);
+      waitBefore(op, chain,
+                 "'" + op->getName().getStringRef() +
+                     "' has unknown memory effects");
+    return success();
+  }
+  // The free of host memory a copy in flight may use waits for the next
+  // host wait instead of making one: nothing after it uses the memory, so it
+  // may as well go later, and moving it is cheaper than draining the queue
+  // (bufferization frees each buffer right after its last use, which for
+  // the source of an upload is the upload itself).
+  if (auto dealloc = dyn_cast<memref::DeallocOp>(op);
+      dealloc && options.async &&
+      chain.pendingCopies.conflicts(MemoryEffects::Free::get(),
+                                    dealloc.getMemref(), aliasAnalysis)) {
+    chain.deferredFrees.push_back(op);
+    if (InFlightRemark remark = emitEtCopyRemark(
+            remark::RemarkKind::RemarkPassed, op->getLoc(), op,
+            "FreeDeferred", kPassName))
+      remark << RemarkArg("the free waits for the next host wait")
+             << RemarkArg("Reason",
+                          "a copy in flight may still use the memory");
     return success();
   }
   // Known effects: wait only if one may touch the host side of a copy in
   // flight (or names no value, so could touch anything).
-  if (llvm::any_of(effects, [&](const MemoryEffects::EffectInstance &effect) {
+  const MemoryEffects::EffectInstance *conflict =
+      llvm::find_if(effects, [&](const MemoryEffects::EffectInstance &effect) {
         Value value = effect.getValue();
         return !value || chain.pendingCopies.conflicts(effect.getEffect(),
                                                        value, aliasAnalysis);
-      }))
-    waitBefore(op, chain);
+      });
+  if (conflict != effects.end()) {
+    std::string reason;
+    llvm::raw_string_ostream os(reason);
+    os << "'" << op->getName() << "' " << describeEffect(conflict->getEffect());
+    if (Value value = conflict->getValue())
+      os << " " << value.getType()
+         << ", which may be the host side of a copy in flight";
+    else
+      os << " memory it does not name";
+    waitBefore(op, chain, reason);
+  }
   return success();
 }
 
@@ -469,7 +606,9 @@ LogicalResult EtCopyToGPULowering::lowerOp(Operation *op, BlockChain &chain) {
   // Data leaves the block: the successor or parent must see the results of
   // everything in flight.
   if (op->hasTrait<OpTrait::IsTerminator>()) {
-    waitBefore(op, chain);
+    waitBefore(op, chain,
+               "data leaves the block at '" + op->getName().getStringRef() +
+                   "'");
     return success();
   }
 
@@ -500,7 +639,9 @@ LogicalResult EtCopyToGPULowering::lowerOp(Operation *op, BlockChain &chain) {
   // Other gpu-dialect ops (async launches, say) are not on this chain:
   // order them after it. Their regions hold device code, not host code.
   if (isa_and_nonnull<gpu::GPUDialect>(op->getDialect())) {
-    waitBefore(op, chain);
+    waitBefore(op, chain,
+               "'" + op->getName().getStringRef() +
+                   "' is not ordered on the block's chain");
     return success();
   }
 
@@ -529,7 +670,8 @@ LogicalResult EtCopyToGPULowering::lowerBlock(Block &block) {
   // Blocks without a terminator (in regions that allow none) still finish
   // their work before control leaves them.
   rewriter.setInsertionPointToEnd(&block);
-  waitForChain(chain, block.getParentOp()->getLoc());
+  waitForChain(chain, block.getParentOp()->getLoc(), block.getParentOp(),
+               "control leaves the block");
   return success();
 }
 

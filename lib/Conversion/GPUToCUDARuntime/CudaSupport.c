@@ -421,11 +421,22 @@ static void configure_pool(int32_t device, ETCOPY_LOCATION) {
     __atomic_clear(configured, __ATOMIC_RELEASE);
 }
 
+/* Makes `device` current unless it already is: cudaGetDevice reads the
+ * thread's current device, while cudaSetDevice may switch the thread's
+ * context. A failed cudaGetDevice is reported, and the device is then set.
+ * Returns whether `device` is current. */
+static int select_device(int32_t device, ETCOPY_LOCATION, const char *what) {
+  int current = -1;
+  if (check(cudaGetDevice(&current), ETCOPY_AT, "cudaGetDevice", what, 0) &&
+      current == device)
+    return 1;
+  return check(cudaSetDevice(device), ETCOPY_AT, "cudaSetDevice", what, 0);
+}
+
 cudaStream_t __etcopy_get_stream(int32_t device, ETCOPY_LOCATION) {
   const char *what = "get the device's stream";
   if (device >= 0) {
-    check(cudaSetDevice(device), ETCOPY_AT, "cudaSetDevice",
-          "select the device", 0);
+    (void)select_device(device, ETCOPY_AT, "select the device");
   } else {
     /* Device 0 if cudaGetDevice fails and the policy returns. */
     int current = 0;
@@ -455,37 +466,126 @@ int32_t __etcopy_get_device(ETCOPY_LOCATION) {
 }
 
 void __etcopy_set_device(int32_t device, ETCOPY_LOCATION) {
-  check(cudaSetDevice(device), ETCOPY_AT, "cudaSetDevice", "select the device",
-        0);
+  (void)select_device(device, ETCOPY_AT, "select the device");
 }
 
 void __etcopy_restore_device(int32_t device, ETCOPY_LOCATION) {
-  check(cudaSetDevice(device), ETCOPY_AT, "cudaSetDevice",
-        "restore the caller's device", 0);
+  (void)select_device(device, ETCOPY_AT, "restore the caller's device");
+}
+
+/* The events of stream joins: one per stream (with its device), created on
+ * the stream's device at the first join that waits for it and recorded
+ * again at every later one. Re-recording is sound: cudaStreamWaitEvent
+ * waits for the work before the event's most recent record, and a stream
+ * runs its work in order, so a record that another thread made later on the
+ * same stream covers everything the earlier one did. A fixed table with
+ * open addressing (external linkage: shared by every lowered module, like
+ * the streams); a join whose stream finds no slot (more than
+ * ETCOPY_MAX_JOIN_EVENTS streams, a slot being filled by another thread, or
+ * the legacy null stream) uses an event of its own, created and destroyed
+ * around it. */
+enum { ETCOPY_MAX_JOIN_EVENTS = 64 };
+struct etcopy_join_event {
+  cudaStream_t stream; /* Null: free. Claimed with a compare-and-swap. */
+  int32_t device;      /* Written before `event` is published. */
+  cudaEvent_t event;   /* Null until created. */
+};
+struct etcopy_join_event __etcopy_join_events[ETCOPY_MAX_JOIN_EVENTS];
+
+/* Destroys the events of joins (see "Release at exit"). */
+__attribute__((destructor)) static void release_join_events(void) {
+  for (int i = 0; i < ETCOPY_MAX_JOIN_EVENTS; ++i) {
+    cudaEvent_t event = __atomic_exchange_n(&__etcopy_join_events[i].event,
+                                            NULL, __ATOMIC_ACQ_REL);
+    if (event)
+      (void)cudaEventDestroy(event);
+  }
+}
+
+static void release_join_events_at_exit(void *unused) {
+  (void)unused;
+  release_join_events();
+}
+
+/* The slot of `stream` on `device`, claimed if new; null where none is
+ * free. */
+static struct etcopy_join_event *find_join_event(cudaStream_t stream,
+                                                 int32_t device) {
+  if (!stream)
+    return NULL;
+  uintptr_t hash = (uintptr_t)stream;
+  hash ^= hash >> 17;
+  for (int probe = 0; probe < ETCOPY_MAX_JOIN_EVENTS; ++probe) {
+    struct etcopy_join_event *slot =
+        &__etcopy_join_events[(hash + probe) % ETCOPY_MAX_JOIN_EVENTS];
+    cudaStream_t owner = __atomic_load_n(&slot->stream, __ATOMIC_ACQUIRE);
+    if (!owner) {
+      cudaStream_t expected = NULL;
+      if (__atomic_compare_exchange_n(&slot->stream, &expected, stream,
+                                      /*weak=*/0, __ATOMIC_ACQ_REL,
+                                      __ATOMIC_ACQUIRE)) {
+        __atomic_store_n(&slot->device, device, __ATOMIC_RELEASE);
+        return slot;
+      }
+      owner = expected;
+    }
+    if (owner == stream)
+      return slot;
+  }
+  return NULL;
 }
 
 void __etcopy_stream_join(cudaStream_t dependency, int32_t dependencyDevice,
                           cudaStream_t stream, int32_t device,
                           ETCOPY_LOCATION) {
+  (void)device;
   if (dependency == stream)
     return;
-  /* The event is created and recorded on the dependency's device, as CUDA
-   * requires; `device` is current again on return. */
   const char *what = "stream join";
-  check(cudaSetDevice(dependencyDevice), ETCOPY_AT, "cudaSetDevice", what, 0);
-  cudaEvent_t event = NULL;
-  int created =
-      check(cudaEventCreateWithFlags(&event, cudaEventDisableTiming),
-            ETCOPY_AT, "cudaEventCreateWithFlags", what, 0);
-  if (created)
-    check(cudaEventRecord(event, dependency), ETCOPY_AT, "cudaEventRecord",
-          what, 0);
-  check(cudaSetDevice(device), ETCOPY_AT, "cudaSetDevice", what, 0);
-  if (!created)
-    return;
-  check(cudaStreamWaitEvent(stream, event, 0), ETCOPY_AT,
-        "cudaStreamWaitEvent", what, 0);
-  check(cudaEventDestroy(event), ETCOPY_AT, "cudaEventDestroy", what, 0);
+  struct etcopy_join_event *slot =
+      find_join_event(dependency, dependencyDevice);
+  cudaEvent_t event =
+      slot ? __atomic_load_n(&slot->event, __ATOMIC_ACQUIRE) : NULL;
+  int owned = 0;
+  if (event && __atomic_load_n(&slot->device, __ATOMIC_ACQUIRE) !=
+                   dependencyDevice)
+    event = NULL; /* A recycled stream handle on another device. */
+  if (!event) {
+    /* Events belong to the device current when they are created (CUDA
+     * Programming Guide, "Multi-Device System"); recording one on a stream
+     * of another device fails, whatever device is current. */
+    int previous = -1;
+    check(cudaGetDevice(&previous), ETCOPY_AT, "cudaGetDevice", what, 0);
+    if (!select_device(dependencyDevice, ETCOPY_AT, what))
+      return;
+    int created =
+        check(cudaEventCreateWithFlags(&event, cudaEventDisableTiming),
+              ETCOPY_AT, "cudaEventCreateWithFlags", what, 0);
+    if (previous >= 0)
+      (void)select_device(previous, ETCOPY_AT, what);
+    if (!created)
+      return;
+    cudaEvent_t expected = NULL;
+    if (slot &&
+        __atomic_load_n(&slot->device, __ATOMIC_ACQUIRE) == dependencyDevice &&
+        __atomic_compare_exchange_n(&slot->event, &expected, event,
+                                    /*weak=*/0, __ATOMIC_ACQ_REL,
+                                    __ATOMIC_ACQUIRE)) {
+      static char registered;
+      release_at_exit(&registered, release_join_events_at_exit);
+    } else {
+      owned = 1;
+    }
+  }
+  /* Neither call needs a particular device current: the event and the
+   * stream it is recorded on share a device, and a stream may wait for an
+   * event of another device. */
+  if (check(cudaEventRecord(event, dependency), ETCOPY_AT, "cudaEventRecord",
+            what, 0))
+    check(cudaStreamWaitEvent(stream, event, 0), ETCOPY_AT,
+          "cudaStreamWaitEvent", what, 0);
+  if (owned)
+    check(cudaEventDestroy(event), ETCOPY_AT, "cudaEventDestroy", what, 0);
 }
 
 int32_t __etcopy_enter_device(int32_t device, ETCOPY_LOCATION) {

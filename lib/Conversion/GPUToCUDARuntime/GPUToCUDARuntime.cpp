@@ -48,6 +48,7 @@
 #include "Planning.h"
 #include "RuntimeOpLowering.h"
 #include "RuntimeSupport.h"
+#include "etcopy/Dialect/EtCopy/RemarkUtils.h"
 #include "mlir/Conversion/ConvertToLLVM/ToLLVMInterface.h"
 #include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVM.h"
 #include "mlir/Conversion/LLVMCommon/ConversionTarget.h"
@@ -232,6 +233,55 @@ static bool mentionsUnloweredType(Type type) {
              .wasInterrupted();
 }
 
+/// The bytes `copy` moves, when its memrefs are static (every copy of a
+/// batch is).
+static std::optional<int64_t> getStaticBytes(gpu::MemcpyOp copy) {
+  auto type = cast<MemRefType>(copy.getSrc().getType());
+  if (!type.hasStaticShape() || !type.getElementType().isIntOrFloat())
+    return std::nullopt;
+  return type.getNumElements() *
+         llvm::divideCeil(type.getElementTypeBitWidth(), 8);
+}
+
+/// Reports the lowering's decisions that planning fixed: each batch of
+/// copies (at its last copy, where it is issued) and how each transfer
+/// buffer is allocated.
+static void remarkPlanning(const ModuleWork &work,
+                           const std::deque<CopyBatch> &batches,
+                           StringRef pass) {
+  if (LLVM_LIKELY(!work.runtimeOps.empty() &&
+                  !work.runtimeOps.front().first->getContext()
+                       ->getRemarkEngine()))
+    return;
+  for (const CopyBatch &batch : batches) {
+    gpu::MemcpyOp last = batch.copies.back();
+    int64_t bytes = 0;
+    for (gpu::MemcpyOp copy : batch.copies)
+      bytes += getStaticBytes(copy).value_or(0);
+    if (InFlightRemark remark = remarkPassed(last, "CopiesBatched", pass))
+      remark << RemarkArg("copies of one stream issued as one "
+                          "cudaMemcpyBatchAsync")
+             << RemarkArg("Copies", static_cast<int64_t>(batch.copies.size()))
+             << RemarkArg("Bytes", bytes);
+  }
+  for (Operation *alloc : work.transferBufferAllocs) {
+    if (work.pinTransferBuffers) {
+      if (InFlightRemark remark =
+              remarkPassed(alloc, "TransferBufferPinned", pass))
+        remark << RemarkArg("host buffer of transfers taken from the cache "
+                            "of pinned blocks (cudaMallocHost)")
+               << RemarkArg("Reason", "pinned-host-memory=true");
+    } else if (InFlightRemark remark =
+                   remarkMissed(alloc, "TransferBufferPageable", pass)) {
+      remark << RemarkArg("host buffer of transfers taken from the cache of "
+                          "pageable blocks")
+             << RemarkArg("Reason", "pinned-host-memory=false: CUDA stages "
+                                    "copies of pageable memory through "
+                                    "pinned buffers of its own");
+    }
+  }
+}
+
 void ConvertGPUToCUDARuntimePass::runOnOperation() {
   ModuleOp module = getOperation();
   MLIRContext *ctx = &getContext();
@@ -280,6 +330,7 @@ void ConvertGPUToCUDARuntimePass::runOnOperation() {
     numBatchedCopies += batch.copies.size();
   if (work.pinTransferBuffers)
     numPinnedBuffers = work.transferBufferAllocs.size();
+  remarkPlanning(work, batching.batches, getArgument());
   switchDevicesForDelegates(work.delegateCalls, homeDevices, getValues,
                             support);
   passStreamsToDelegates(work, plans, support);

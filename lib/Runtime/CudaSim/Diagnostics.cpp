@@ -381,6 +381,15 @@ void Simulator::printStatistics() {
   emitLine("stats", Line);
   printCallStatistics();
   printModelStatistics();
+  // The most memory held at once: live device and managed memory per
+  // device, and pinned host memory (the simulator sees no other host
+  // memory).
+  std::string Memory = "memory:";
+  for (size_t Device = 0; Device < Devices.size(); ++Device)
+    Memory += format(" peak_device_bytes.cuda:%zu=%" PRIu64, Device,
+                     Devices[Device].PeakBytes);
+  Memory += format(" peak_host_bytes=%" PRIu64, Stats.HostPeakBytes);
+  emitLine("stats", Memory);
 }
 
 /// Prints the number of calls of each kind and of each entry point that was

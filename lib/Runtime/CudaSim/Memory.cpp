@@ -14,6 +14,7 @@
 
 #include <cerrno>
 #include <cinttypes>
+#include <algorithm>
 #include <cstdio>
 #include <new>
 #include <sys/mman.h>
@@ -300,8 +301,14 @@ cudaError_t Simulator::allocate(const char *Api, void **Out, size_t Size,
   // Publish after the record is complete; the fault handler reads it.
   AllocationCount.store(Count + 1, std::memory_order_release);
 
-  if (Kind != MemKind::PinnedHost)
-    Devices[size_t(Device)].LiveBytes += Size;
+  if (Kind != MemKind::PinnedHost) {
+    DeviceState &D = Devices[size_t(Device)];
+    D.LiveBytes += Size;
+    D.PeakBytes = std::max(D.PeakBytes, D.LiveBytes);
+  } else {
+    Stats.HostLiveBytes += Size;
+    Stats.HostPeakBytes = std::max(Stats.HostPeakBytes, Stats.HostLiveBytes);
+  }
   ++Stats.Allocs;
   *Out = reinterpret_cast<void *>(Base);
   return cudaSuccess;
@@ -327,6 +334,8 @@ void Simulator::release(Allocation &A, const char *By, uint32_t StreamId) {
   A.Freed.store(true, std::memory_order_release);
   if (A.Kind != MemKind::PinnedHost)
     Devices[size_t(A.Device)].LiveBytes -= A.Size;
+  else
+    Stats.HostLiveBytes -= A.Size;
 }
 
 /// Checks that Pointer may be freed by Which and returns its allocation.

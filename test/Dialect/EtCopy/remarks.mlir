@@ -152,11 +152,12 @@ func.func @carry(%s0: !h, %n: index) -> !h {
   return %r : !h
 }
 
-// The summaries come last, at the module's location.
-// PROPAGATE: remarks.mlir:0:0: remark: [Analysis] Summary | Category:etcopy:etcopy-propagate-device | arguments-on-device=1, copies-avoided={{[0-9]+}}, d2h-inserted=1, h2d-inserted=2, results-on-device=1
-// OPTIMIZE: remarks.mlir:0:0: remark: [Analysis] Summary | Category:etcopy:etcopy-optimize-transfers | copies-hoisted=3, copies-sunk=1, dead-copies-elided=1, duplicate-copies-elided=1, moves-between-devices-direct=0, round-trip-copies-elided=2
+// The summaries come last, at the location of the module's first function
+// with a body (the module's own is line 0), naming no function.
+// PROPAGATE: remarks.mlir:[[# @LINE - 118]]:1: remark: [Analysis] Summary | Category:etcopy:etcopy-propagate-device | arguments-on-device=1, copies-avoided={{[0-9]+}}, d2h-inserted=1, h2d-inserted=2, results-on-device=1
+// OPTIMIZE: remarks.mlir:[[# @LINE - 119]]:1: remark: [Analysis] Summary | Category:etcopy:etcopy-optimize-transfers | copies-hoisted=3, copies-sunk=1, dead-copies-elided=1, duplicate-copies-elided=1, moves-between-devices-direct=0, round-trip-copies-elided=2
 // YAML:      Name: Summary
-// YAML-NEXT: DebugLoc: { File: remarks.mlir, Line: 0, Column: 0 }
+// YAML-NEXT: DebugLoc: { File: remarks.mlir, Line: [[# @LINE - 121]], Column: 1 }
 // YAML-NEXT: Function: '<unknown function>'
 // YAML-NEXT: Args:
 // YAML-NEXT:   - h2d-inserted: '2'
@@ -168,7 +169,7 @@ func.func @carry(%s0: !h, %n: index) -> !h {
 // YAML:      --- !Analysis
 // YAML-NEXT: Pass: 'etcopy:etcopy-optimize-transfers'
 // YAML-NEXT: Name: Summary
-// YAML-NEXT: DebugLoc: { File: remarks.mlir, Line: 0, Column: 0 }
+// YAML-NEXT: DebugLoc: { File: remarks.mlir, Line: [[# @LINE - 133]], Column: 1 }
 // YAML-NEXT: Function: '<unknown function>'
 // YAML-NEXT: Args:
 // YAML-NEXT:   - round-trip-copies-elided: '2'

@@ -57,6 +57,7 @@ int main(void) {
 // CHECK-NEXT: etcopy-cuda-sim: stats: calls: any=1012 alloc=1 free=1 copy=1002 batch=0 memset=1 stream=2 event=3 sync=2 set-device=0 host-alloc=0 peer=0 other=0
 // CHECK-NEXT: etcopy-cuda-sim: stats: entry-points: cudaMalloc=1 cudaFree=1 cudaMemcpy=1 cudaMemcpyAsync=1000 cudaMemcpy2D=1 cudaMemsetAsync=1 cudaStreamCreate=1 cudaStreamDestroy=1 cudaStreamSynchronize=2 cudaEventCreate=1 cudaEventRecord=1 cudaEventDestroy=1
 // CHECK-NEXT: etcopy-cuda-sim: stats: model: host_ns=4951460 pool_growths=0 fresh_pages=0 S0=4929460 S1=4936360
+// CHECK-NEXT: etcopy-cuda-sim: stats: memory: peak_device_bytes.cuda:0=48 peak_host_bytes=0
 
 // STATS-NOT: trace:
 // STATS: done
@@ -65,6 +66,7 @@ int main(void) {
 // STATS-NEXT: etcopy-cuda-sim: stats: calls: any=1012 alloc=1 free=1 copy=1002 batch=0 memset=1 stream=2 event=3 sync=2 set-device=0 host-alloc=0 peer=0 other=0
 // STATS-NEXT: etcopy-cuda-sim: stats: entry-points: cudaMalloc=1 cudaFree=1 cudaMemcpy=1 cudaMemcpyAsync=1000 cudaMemcpy2D=1 cudaMemsetAsync=1 cudaStreamCreate=1 cudaStreamDestroy=1 cudaStreamSynchronize=2 cudaEventCreate=1 cudaEventRecord=1 cudaEventDestroy=1
 // STATS-NEXT: etcopy-cuda-sim: stats: model: host_ns=4951460 pool_growths=0 fresh_pages=0 S0=4929460 S1=4936360
+// STATS-NEXT: etcopy-cuda-sim: stats: memory: peak_device_bytes.cuda:0=48 peak_host_bytes=0
 // STATS-EMPTY:
 
 // QUIET-NOT: trace:

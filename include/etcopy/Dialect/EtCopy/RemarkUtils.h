@@ -1,10 +1,14 @@
 //===- RemarkUtils.h - Optimization remarks of the etcopy passes -*- C++ -*-===//
 //
 // How the etcopy passes report their decisions through MLIR's remark
-// framework: category "etcopy", the pass's flag as subcategory, the
-// enclosing function. Nothing is built unless a remark engine is installed
-// (`--remarks-filter=etcopy` and friends): without one, each emission costs
-// a pointer test.
+// framework: category "etcopy" with the pass's flag as subcategory, the
+// enclosing function. MLIR's remark filters match the whole category name
+// alone, so `--remarks-filter=etcopy` selects every etcopy pass; a remark
+// that filter does not select is offered again with the pass's flag as its
+// category, so that `--remarks-filter=<pass flag>` (a regular expression:
+// `convert-.*`, `etcopy-plan-device-memory|convert-gpu-to-cuda-runtime`)
+// selects passes one by one. Nothing is built unless a remark engine is
+// installed: without one, each emission costs a pointer test.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,7 +22,8 @@
 
 namespace mlir::etcopy {
 
-/// The category of every etcopy remark, what `--remarks-filter` matches.
+/// The category of every etcopy remark, what `--remarks-filter=etcopy`
+/// matches.
 inline constexpr StringLiteral kRemarkCategory = "etcopy";
 
 /// A remark being built; streams `RemarkArg`s and strings, and is reported
@@ -36,6 +41,32 @@ inline std::string getPlaceName(Type type) {
   return placement.isHost() ? "the host" : "an unknown place";
 }
 
+/// What `value` is, for remarks: "argument #1 of @step", "result #0 of
+/// 'func.call'", with the name of a NameLoc (`loc("x")`) where its defining
+/// op or argument has one. SSA names are not kept in the IR, and numbering
+/// them as the printer does would cost a walk of the function per remark.
+inline std::string getRemarkValueName(Value value) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  Location loc = value.getLoc();
+  if (auto name = dyn_cast<NameLoc>(loc))
+    os << "'" << name.getName().getValue() << "', ";
+  if (auto argument = dyn_cast<BlockArgument>(value)) {
+    Operation *parent = argument.getOwner()->getParentOp();
+    auto function = dyn_cast_or_null<FunctionOpInterface>(parent);
+    if (function && argument.getOwner()->isEntryBlock())
+      os << "argument #" << argument.getArgNumber() << " of @"
+         << function.getName();
+    else
+      os << "block argument #" << argument.getArgNumber();
+    return text;
+  }
+  auto result = cast<OpResult>(value);
+  os << "result #" << result.getResultNumber() << " of '"
+     << result.getOwner()->getName() << "'";
+  return text;
+}
+
 /// Starts a remark of `kind` named `name`, reported by the pass `pass`
 /// (its flag, without dashes) at `loc`, about code of the function that is
 /// or encloses `scope`. Empty, at the cost of one test, when no remark
@@ -51,22 +82,26 @@ inline InFlightRemark emitEtCopyRemark(remark::RemarkKind kind, Location loc,
     functionOp = scope->getParentOfType<FunctionOpInterface>();
   if (functionOp)
     function = functionOp.getName();
-  auto opts = remark::RemarkOpts::name(name)
-                  .category(kRemarkCategory)
-                  .subCategory(pass)
-                  .function(function);
-  switch (kind) {
-  case remark::RemarkKind::RemarkPassed:
-    return remark::passed(loc, opts);
-  case remark::RemarkKind::RemarkMissed:
-    return remark::missed(loc, opts);
-  case remark::RemarkKind::RemarkFailure:
-    return remark::failed(loc, opts);
-  case remark::RemarkKind::RemarkAnalysis:
-  case remark::RemarkKind::RemarkUnknown:
-    break;
-  }
-  return remark::analysis(loc, opts);
+  auto emit = [&](remark::RemarkOpts opts) {
+    switch (kind) {
+    case remark::RemarkKind::RemarkPassed:
+      return remark::passed(loc, opts);
+    case remark::RemarkKind::RemarkMissed:
+      return remark::missed(loc, opts);
+    case remark::RemarkKind::RemarkFailure:
+      return remark::failed(loc, opts);
+    case remark::RemarkKind::RemarkAnalysis:
+    case remark::RemarkKind::RemarkUnknown:
+      break;
+    }
+    return remark::analysis(loc, opts);
+  };
+  auto opts = remark::RemarkOpts::name(name).function(function);
+  if (InFlightRemark remark =
+          emit(opts.category(kRemarkCategory).subCategory(pass)))
+    return remark;
+  // `pass` outlives the remark: it is a pass's flag, a string literal.
+  return emit(opts.category(pass));
 }
 
 /// A decision the pass applied (a copy inserted, moved or elided, a buffer
@@ -94,11 +129,25 @@ inline InFlightRemark remarkAnalysis(Operation *op, StringRef name,
 
 /// Reports the counts of one run of pass `pass` on `root`, keyed by the
 /// names of the statistics that hold them (which a release build of MLIR
-/// compiles out).
+/// compiles out). At the location of `root` if it is a function, else of
+/// the first function with a body in it (a parsed module's own location is
+/// the file's line 0), with no function named: the counts are the module's.
 inline void
 remarkSummary(Operation *root, StringRef pass,
               ArrayRef<std::pair<StringRef, uint64_t>> counts) {
-  if (InFlightRemark remark = remarkAnalysis(root, "Summary", pass))
+  if (LLVM_LIKELY(!root->getContext()->getRemarkEngine()))
+    return;
+  Location loc = root->getLoc();
+  if (!isa<FunctionOpInterface>(root)) {
+    root->walk<WalkOrder::PreOrder>([&](FunctionOpInterface function) {
+      if (function.isExternal())
+        return WalkResult::skip();
+      loc = function.getLoc();
+      return WalkResult::interrupt();
+    });
+  }
+  if (InFlightRemark remark = emitEtCopyRemark(
+          remark::RemarkKind::RemarkAnalysis, loc, root, "Summary", pass))
     for (auto [key, count] : counts)
       remark << RemarkArg(key, count);
 }

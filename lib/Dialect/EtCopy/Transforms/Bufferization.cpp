@@ -19,6 +19,7 @@
 #include "etcopy/Dialect/EtCopy/EtCopyDialect.h"
 #include "etcopy/Dialect/EtCopy/EtCopyOps.h"
 #include "etcopy/Dialect/EtCopy/EtCopyPasses.h"
+#include "etcopy/Dialect/EtCopy/RemarkUtils.h"
 #include "mlir/Conversion/BufferizationToMemRef/BufferizationToMemRef.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/BufferizableOpInterface.h"
@@ -814,6 +815,8 @@ static void forwardWhileStateWithoutCopies(ModuleOp module) {
 /// owned buffer that is not returned freed before the terminator, with no
 /// run-time check. Returns std::nullopt when any condition fails, so that
 /// upstream's pipeline decides. Linear in the size of the function.
+/// (freeBuffersOfStraightLineFunctions then frees each after its last use
+/// instead.)
 static std::optional<SmallVector<Value>>
 getStraightLineFrees(func::FuncOp function,
                      const DenseSet<StringAttr> &delegates) {
@@ -903,6 +906,31 @@ getStraightLineFrees(func::FuncOp function,
   return owned;
 }
 
+/// The op of `body` after which `buffer`, a buffer `body` creates, is used
+/// no more: the last op of `body` that uses it or a view of it (directly or
+/// in a nested region), or its own producer if nothing does. Views are the
+/// only aliases a buffer has in a function getStraightLineFrees accepts:
+/// every other op that takes a buffer declares its effects, and a call's
+/// results are fresh. Linear in the uses of the buffer and its views.
+static Operation *getLastUser(Block &body, Value buffer) {
+  Operation *last = buffer.getDefiningOp();
+  SmallVector<Value> aliases{buffer};
+  while (!aliases.empty()) {
+    Value alias = aliases.pop_back_val();
+    for (OpOperand &use : alias.getUses()) {
+      Operation *user = body.findAncestorOpInBlock(*use.getOwner());
+      if (!user)
+        continue;
+      if (last->isBeforeInBlock(user))
+        last = user;
+      if (auto view = dyn_cast<ViewLikeOpInterface>(use.getOwner());
+          view && view.getViewSource() == alias)
+        aliases.push_back(view.getViewDest());
+    }
+  }
+  return last;
+}
+
 /// Frees the buffers of every function of `module` as
 /// getStraightLineFrees decides, if it decides for all of them; otherwise
 /// changes nothing and fails, so that upstream's deallocation pipeline runs
@@ -910,7 +938,8 @@ getStraightLineFrees(func::FuncOp function,
 /// module and rejects a module that frees buffers itself.
 static LogicalResult
 freeBuffersOfStraightLineFunctions(ModuleOp module,
-                                   const DenseSet<StringAttr> &delegates) {
+                                   const DenseSet<StringAttr> &delegates,
+                                   StringRef pass) {
   SmallVector<std::pair<func::FuncOp, SmallVector<Value>>> frees;
   for (Operation &op : *module.getBody()) {
     if (auto function = dyn_cast<func::FuncOp>(op)) {
@@ -927,12 +956,37 @@ freeBuffersOfStraightLineFunctions(ModuleOp module,
     if (op.getNumRegions() != 0 || isa<FunctionOpInterface>(op))
       return failure();
   }
+  // Each buffer is freed right after its last use rather than before the
+  // terminator, where upstream's pipeline puts every free: the memory a
+  // method holds is then its largest live set, not the sum of all its
+  // intermediates (a method alternating N delegates with host glue would
+  // otherwise hold N results at its end). Device frees are stream-ordered,
+  // and convert-etcopy-to-gpu defers the free of host memory that a copy
+  // in flight still uses to the next host wait.
+  // The last users are all found before any free is created: creating ops
+  // may renumber the block's order, which the search queries.
   OpBuilder builder(module.getContext());
+  SmallVector<Operation *> lastUsers;
   for (auto &[function, buffers] : frees) {
-    Operation *terminator = function.getBody().front().getTerminator();
-    builder.setInsertionPoint(terminator);
+    Block &body = function.getBody().front();
+    Operation *terminator = body.getTerminator();
+    lastUsers.clear();
     for (Value buffer : buffers)
-      memref::DeallocOp::create(builder, terminator->getLoc(), buffer);
+      lastUsers.push_back(getLastUser(body, buffer));
+    for (auto [buffer, last] : llvm::zip_equal(buffers, lastUsers)) {
+      if (last == terminator)
+        builder.setInsertionPoint(terminator);
+      else
+        builder.setInsertionPointAfter(last);
+      auto free = memref::DeallocOp::create(builder, last->getLoc(), buffer);
+      if (InFlightRemark remark = remarkPassed(free, "BufferFreed", pass))
+        remark << RemarkArg("freed right after its last use")
+               << RemarkArg("Buffer", getRemarkValueName(buffer))
+               << RemarkArg("Type", buffer.getType())
+               << RemarkArg("LastUse", last == buffer.getDefiningOp()
+                                           ? StringRef("none")
+                                           : last->getName().getStringRef());
+    }
   }
   return success();
 }
@@ -992,7 +1046,8 @@ void BufferizePass::runOnOperation() {
   for (auto function : module.getOps<func::FuncOp>())
     if (getDelegateDevice(function))
       delegates.insert(function.getSymNameAttr());
-  if (succeeded(freeBuffersOfStraightLineFunctions(module, delegates)))
+  if (succeeded(
+          freeBuffersOfStraightLineFunctions(module, delegates, getArgument())))
     return;
   if (failed(runPipeline(deallocate, module)))
     return signalPassFailure();

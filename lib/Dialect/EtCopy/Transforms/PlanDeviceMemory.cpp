@@ -767,7 +767,9 @@ PlanDeviceMemoryPass::planFunction(func::FuncOp function, bool callerOwned) {
       buffer.offset = offset;
       if (InFlightRemark remark =
               remarkPassed(buffer.alloc, "BufferPlanned", getArgument()))
-        remark << RemarkArg("Arena", arena.device.str())
+        remark << RemarkArg("Value",
+                            getRemarkValueName(buffer.alloc->getResult(0)))
+               << RemarkArg("Arena", arena.device.str())
                << RemarkArg("Offset", offset)
                << RemarkArg("Size", buffer.size);
     }

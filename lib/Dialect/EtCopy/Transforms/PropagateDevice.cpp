@@ -1199,7 +1199,15 @@ LogicalResult DevicePropagation::placeUses(Value value,
                  " for " + Twine(uses.size()) +
                  " use(s), the first by '" +
                  uses.front()->getOwner()->getName().getStringRef() + "'")
-                    .str();
+                    .str()
+             << RemarkArg("Use", ("operand #" +
+                                  Twine(uses.front()->getOperandNumber()) +
+                                  " of '" +
+                                  uses.front()->getOwner()->getName()
+                                      .getStringRef() +
+                                  "'")
+                                     .str())
+             << RemarkArg("Value", describeValue(source));
     for (OpOperand *use : uses)
       use->set(copy);
     changedIR = true;
