@@ -243,28 +243,38 @@ static std::optional<int64_t> getStaticBytes(gpu::MemcpyOp copy) {
          llvm::divideCeil(type.getElementTypeBitWidth(), 8);
 }
 
-/// Reports the lowering's decisions that planning fixed: each batch of
-/// copies (at its last copy, where it is issued) and how each transfer
-/// buffer is allocated.
-static void remarkPlanning(const ModuleWork &work,
-                           const std::deque<CopyBatch> &batches,
-                           StringRef pass) {
+/// Reports the lowering's decisions that planning fixed, function by
+/// function in the module's order: each batch of copies (at its last copy,
+/// where it is issued), each copy left out of every batch and why, and how
+/// each transfer buffer is allocated.
+static void remarkPlanning(const ModuleWork &work, bool batchCopies,
+                           const BatchPlanning &batching, StringRef pass) {
   if (LLVM_LIKELY(!work.runtimeOps.empty() &&
                   !work.runtimeOps.front().first->getContext()
                        ->getRemarkEngine()))
     return;
-  for (const CopyBatch &batch : batches) {
-    gpu::MemcpyOp last = batch.copies.back();
+  auto remarkBatch = [&](const CopyBatch &batch) {
     int64_t bytes = 0;
     for (gpu::MemcpyOp copy : batch.copies)
       bytes += getStaticBytes(copy).value_or(0);
-    if (InFlightRemark remark = remarkPassed(last, "CopiesBatched", pass))
+    if (InFlightRemark remark =
+            remarkPassed(batch.copies.back(), "CopiesBatched", pass))
       remark << RemarkArg("copies of one stream issued as one "
                           "cudaMemcpyBatchAsync")
              << RemarkArg("Copies", static_cast<int64_t>(batch.copies.size()))
              << RemarkArg("Bytes", bytes);
-  }
-  for (Operation *alloc : work.transferBufferAllocs) {
+  };
+  auto remarkUnbatched = [&](const UnbatchedCopy &unbatched) {
+    InFlightRemark remark =
+        remarkMissed(unbatched.copy, "CopyNotBatched", pass);
+    if (!remark)
+      return;
+    remark << RemarkArg("copy issued alone, not in a cudaMemcpyBatchAsync")
+           << RemarkArg("Reason", unbatched.reason);
+    if (unbatched.blocker)
+      remark << RemarkArg("Op", unbatched.blocker->getName().getStringRef());
+  };
+  auto remarkTransferBuffer = [&](Operation *alloc) {
     if (work.pinTransferBuffers) {
       if (InFlightRemark remark =
               remarkPassed(alloc, "TransferBufferPinned", pass))
@@ -279,6 +289,35 @@ static void remarkPlanning(const ModuleWork &work,
                                     "copies of pageable memory through "
                                     "pinned buffers of its own");
     }
+  };
+  // Planning made the batches and the copies left alone function by
+  // function in this order.
+  auto batch = batching.batches.begin();
+  auto unbatched = batching.unbatched.begin();
+  auto inFunction = [](gpu::MemcpyOp copy, func::FuncOp func) {
+    return copy->getParentOfType<func::FuncOp>() == func;
+  };
+  for (const auto &[constFunc, ops] : work.runtimeOps) {
+    func::FuncOp func = constFunc;
+    for (; batch != batching.batches.end() &&
+           inFunction(batch->copies.back(), func);
+         ++batch)
+      remarkBatch(*batch);
+    if (batchCopies) {
+      for (; unbatched != batching.unbatched.end() &&
+             inFunction(unbatched->copy, func);
+           ++unbatched)
+        remarkUnbatched(*unbatched);
+    } else {
+      for (Operation *op : ops)
+        if (auto copy = dyn_cast<gpu::MemcpyOp>(op))
+          remarkUnbatched({copy, "batch-copies=false"});
+    }
+    if (!work.transferBufferAllocs.empty())
+      func.walk([&](Operation *op) {
+        if (work.transferBufferAllocs.contains(op))
+          remarkTransferBuffer(op);
+      });
   }
 }
 
@@ -316,7 +355,7 @@ void ConvertGPUToCUDARuntimePass::runOnOperation() {
   DenseSet<Operation *> delegateCalls;
   for (auto [call, device] : work.delegateCalls)
     delegateCalls.insert(call);
-  BatchPlanning batching{indexBitwidth, delegateCalls, {}};
+  BatchPlanning batching{indexBitwidth, delegateCalls, {}, {}};
   DenseMap<Operation *, int64_t> homeDevices;
   for (auto &[func, ops] : work.runtimeOps) {
     FunctionPlan &plan = functionPlans.emplace_back(getValues(func));
@@ -330,7 +369,7 @@ void ConvertGPUToCUDARuntimePass::runOnOperation() {
     numBatchedCopies += batch.copies.size();
   if (work.pinTransferBuffers)
     numPinnedBuffers = work.transferBufferAllocs.size();
-  remarkPlanning(work, batching.batches, getArgument());
+  remarkPlanning(work, batchCopies, batching, getArgument());
   switchDevicesForDelegates(work.delegateCalls, homeDevices, getValues,
                             support);
   passStreamsToDelegates(work, plans, support);

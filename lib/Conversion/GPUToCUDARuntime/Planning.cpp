@@ -582,15 +582,21 @@ planDeviceSwitches(func::FuncOp func, ArrayRef<Operation *> runtimeOps,
 /// each run of consecutive copies of one block on one stream, of static
 /// size, contiguous and not between devices, with only transparent ops
 /// between them, none of which writes memory another reads or writes. A
-/// sync-form copy ends its run: the host waits after it. Linear in the ops
-/// of the function (each access is one lookup in the run's ranges).
+/// sync-form copy ends its run: the host waits after it. Each copy left
+/// alone is recorded with the reason (`unbatched`). Linear in the ops of the
+/// function (each access is one lookup in the run's ranges).
 void planBatches(ArrayRef<Operation *> runtimeOps,
                  function_ref<int64_t(Operation *)> keyOf, FunctionPlan &plan,
                  PlanMap &plans, BatchPlanning &batching) {
   unsigned indexBitwidth = batching.indexBitwidth;
   SmallVector<gpu::MemcpyOp> run;
   RunAccesses accesses;
-  auto close = [&] {
+  // Why the run's first copy did not join the run before it, if it tried.
+  std::optional<UnbatchedCopy> runStart;
+  auto close = [&](StringRef reason, Operation *blocker = nullptr) {
+    if (run.size() == 1)
+      batching.unbatched.push_back(
+          runStart.value_or(UnbatchedCopy{run.front(), reason, blocker}));
     if (run.size() > 1) {
       CopyBatch &batch = batching.batches.emplace_back(CopyBatch{run});
       for (gpu::MemcpyOp copy : run)
@@ -600,44 +606,70 @@ void planBatches(ArrayRef<Operation *> runtimeOps,
     }
     run.clear();
     accesses.clear();
+    runStart.reset();
   };
   for (Operation *op : runtimeOps) {
     auto copy = dyn_cast<gpu::MemcpyOp>(op);
     if (!copy) {
       if (!isTransparentToCopies(op))
-        close();
+        close("an op that touches memory, waits or has regions follows it",
+              op);
       continue;
     }
     auto [srcPlace, dstPlace] = classifyCopy(copy);
-    if (!isSimpleCopy(copy, indexBitwidth) || isPeerCopy(srcPlace, dstPlace)) {
-      close();
+    StringRef alone;
+    if (isPeerCopy(srcPlace, dstPlace))
+      alone = "a copy between two devices (cudaMemcpyPeerAsync)";
+    else if (!isSimpleCopy(copy, indexBitwidth))
+      alone = "not contiguous or not of static size (the strided copy)";
+    if (!alone.empty()) {
+      close("the copy after it cannot be batched", copy);
+      batching.unbatched.push_back({copy, alone});
       continue;
     }
     BufferAccess src = getBufferAccess(copy.getSrc(), indexBitwidth,
                                        batching.freshAllocators);
     BufferAccess dst = getBufferAccess(copy.getDst(), indexBitwidth,
                                        batching.freshAllocators);
-    auto extendsRun = [&] {
+    // Why `copy` cannot join the run; none if it can.
+    auto joinRun = [&]() -> std::optional<UnbatchedCopy> {
       gpu::MemcpyOp previous = run.back();
-      if (run.size() == kMaxBatchCopies || keyOf(previous) != keyOf(op) ||
-          previous->getBlock() != op->getBlock())
-        return false;
+      if (run.size() == kMaxBatchCopies)
+        return UnbatchedCopy{copy, "the batch before it is full"};
+      if (keyOf(previous) != keyOf(op))
+        return UnbatchedCopy{copy, "on another stream than the copy next "
+                                   "to it"};
+      if (previous->getBlock() != op->getBlock())
+        return UnbatchedCopy{copy, "in another block than the copy next "
+                                   "to it"};
       for (Operation *between = previous->getNextNode(); between != op;
            between = between->getNextNode())
         if (!isTransparentToCopies(between))
-          return false;
-      return !accesses.conflicts(src, /*write=*/false) &&
-             !accesses.conflicts(dst, /*write=*/true);
+          return UnbatchedCopy{copy,
+                               "an op that touches memory, waits or has "
+                               "regions comes between it and the copy next "
+                               "to it",
+                               between};
+      if (accesses.conflicts(src, /*write=*/false) ||
+          accesses.conflicts(dst, /*write=*/true))
+        return UnbatchedCopy{copy, "depends on a copy next to it: one "
+                                   "writes memory the other reads or writes "
+                                   "(or may)"};
+      return std::nullopt;
     };
-    if (!run.empty() && !extendsRun())
-      close();
+    if (!run.empty()) {
+      if (std::optional<UnbatchedCopy> why = joinRun()) {
+        close(why->reason, why->blocker);
+        runStart = why;
+      }
+    }
     run.push_back(copy);
     accesses.add(src, /*write=*/false);
     accesses.add(dst, /*write=*/true);
     if (!copy.getAsyncToken())
-      close();
+      close("a synchronous copy: the host waits after it");
   }
-  close();
+  close("no other copy follows it");
 }
 
 } // namespace

@@ -93,6 +93,18 @@ struct CopyBatch {
   SmallVector<gpu::MemcpyOp> copies;
 };
 
+/// A copy that no batch holds, and why: the decision of the planner that
+/// kept it apart from the copies before it, or else the one that ended its
+/// run before a second copy joined.
+struct UnbatchedCopy {
+  gpu::MemcpyOp copy;
+  /// A constant sentence.
+  StringRef reason;
+  /// The op between two copies that the copies cannot move past, if that
+  /// was the reason.
+  Operation *blocker = nullptr;
+};
+
 /// What grouping copies into batches needs, and the batches it makes.
 struct BatchPlanning {
   unsigned indexBitwidth;
@@ -100,6 +112,8 @@ struct BatchPlanning {
   const DenseSet<Operation *> &freshAllocators;
   /// Op plans point at their batch.
   std::deque<CopyBatch> batches;
+  /// The other copies, for remarks.
+  SmallVector<UnbatchedCopy> unbatched;
 };
 
 //===----------------------------------------------------------------------===//

@@ -41,29 +41,37 @@ inline std::string getPlaceName(Type type) {
   return placement.isHost() ? "the host" : "an unknown place";
 }
 
-/// What `value` is, for remarks: "argument #1 of @step", "result #0 of
-/// 'func.call'", with the name of a NameLoc (`loc("x")`) where its defining
-/// op or argument has one. SSA names are not kept in the IR, and numbering
-/// them as the printer does would cost a walk of the function per remark.
+/// What `value` is, for remarks: "argument #1 of @step", "argument #0 of
+/// block #2 of @step", "argument #0 of 'scf.for'", "result #0 of
+/// 'func.call'", after the name of a NameLoc (`loc("x")`) where its
+/// defining op or argument has one. SSA names are not kept in the IR, and
+/// numbering them as the printer does would cost a walk of the function per
+/// remark.
 inline std::string getRemarkValueName(Value value) {
   std::string text;
   llvm::raw_string_ostream os(text);
-  Location loc = value.getLoc();
-  if (auto name = dyn_cast<NameLoc>(loc))
+  if (auto name = dyn_cast<NameLoc>(value.getLoc()))
     os << "'" << name.getName().getValue() << "', ";
-  if (auto argument = dyn_cast<BlockArgument>(value)) {
-    Operation *parent = argument.getOwner()->getParentOp();
-    auto function = dyn_cast_or_null<FunctionOpInterface>(parent);
-    if (function && argument.getOwner()->isEntryBlock())
-      os << "argument #" << argument.getArgNumber() << " of @"
-         << function.getName();
-    else
-      os << "block argument #" << argument.getArgNumber();
+  if (auto result = dyn_cast<OpResult>(value)) {
+    os << "result #" << result.getResultNumber() << " of '"
+       << result.getOwner()->getName() << "'";
     return text;
   }
-  auto result = cast<OpResult>(value);
-  os << "result #" << result.getResultNumber() << " of '"
-     << result.getOwner()->getName() << "'";
+  auto argument = cast<BlockArgument>(value);
+  Block *block = argument.getOwner();
+  Operation *parent = block->getParentOp();
+  os << "argument #" << argument.getArgNumber() << " of ";
+  if (auto function = dyn_cast_or_null<FunctionOpInterface>(parent)) {
+    if (!block->isEntryBlock())
+      os << "block #"
+         << std::distance(block->getParent()->begin(), block->getIterator())
+         << " of ";
+    os << "@" << function.getName();
+  } else if (parent) {
+    os << "'" << parent->getName() << "'";
+  } else {
+    os << "a detached block";
+  }
   return text;
 }
 

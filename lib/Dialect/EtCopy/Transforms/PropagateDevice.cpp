@@ -1061,32 +1061,6 @@ void DevicePropagation::remarkKeptArgument(PlacementClass &cls) {
   remark << RemarkArg("Reason", reason);
 }
 
-/// Describes `value` for a remark: "argument #1 of @f", "result #0 of
-/// 'scf.for'", "argument #0 of block #2 of @f".
-static std::string describeValue(Value value) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  if (auto result = dyn_cast<OpResult>(value)) {
-    os << "result #" << result.getResultNumber() << " of '"
-       << result.getOwner()->getName() << "'";
-    return text;
-  }
-  auto arg = cast<BlockArgument>(value);
-  Block *block = arg.getOwner();
-  Operation *parent = block->getParentOp();
-  os << "argument #" << arg.getArgNumber() << " of ";
-  if (auto func = dyn_cast<func::FuncOp>(parent)) {
-    if (!block->isEntryBlock())
-      os << "block #"
-         << std::distance(func.getBody().begin(), block->getIterator())
-         << " of ";
-    os << "@" << func.getSymName();
-  } else {
-    os << "'" << parent->getName() << "'";
-  }
-  return text;
-}
-
 /// Reports where a class of values that control flow or a free signature
 /// forwards was placed.
 void DevicePropagation::remarkPlacement(PlacementClass &cls) {
@@ -1101,7 +1075,7 @@ void DevicePropagation::remarkPlacement(PlacementClass &cls) {
                        scope, "Placement", passName);
   if (!remark)
     return;
-  remark << describeValue(first) + " placed on " +
+  remark << getRemarkValueName(first) + " placed on " +
                 getPlaceName(cls.getType())
          << RemarkArg("Values", cls.members.size())
          << RemarkArg("Reason",
@@ -1207,7 +1181,7 @@ LogicalResult DevicePropagation::placeUses(Value value,
                                       .getStringRef() +
                                   "'")
                                      .str())
-             << RemarkArg("Value", describeValue(source));
+             << RemarkArg("Value", getRemarkValueName(source));
     for (OpOperand *use : uses)
       use->set(copy);
     changedIR = true;
