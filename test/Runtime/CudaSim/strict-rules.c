@@ -267,6 +267,11 @@ int main(void) {
   // CHECK-NEXT: event-other-device query -> cudaSuccess
 
   // --- Libraries and kernels ----------------------------------------------
+  // A PTX image without host kernels. The simulator looks for etcopy's
+  // table of host kernels in the 8 bytes after the object (its size rounded
+  // up to 8), so the image is followed by 8 readable bytes (zeros here; see
+  // docs/CudaSimulator.md, "Kernels").
+  static const char PlainPtx[16 + 8] = ".version 8.0";
   // kernel-image: an image that is neither PTX, a cubin nor a fatbin.
   cudaLibrary_t Lib = NULL, Plain = NULL;
   rule("kernel-image",
@@ -274,8 +279,7 @@ int main(void) {
   // CHECK-NEXT: etcopy-cuda-sim: error: cudaLibraryLoadData: the image at 0x{{[0-9a-f]+}} is not PTX (text with a .version directive), a cubin (64-bit ELF) or a fatbin
   // CHECK-NEXT: kernel-image -> cudaErrorInvalidKernelImage
   if (cudaLibraryLoadData(&Lib, &Library, NULL, NULL, 0, NULL, NULL, 0) ||
-      cudaLibraryLoadData(&Plain, ".version 8.0", NULL, NULL, 0, NULL, NULL,
-                          0))
+      cudaLibraryLoadData(&Plain, PlainPtx, NULL, NULL, 0, NULL, NULL, 0))
     return 2;
 
   // kernel-name: a name the library lacks; a library without host kernels
