@@ -62,6 +62,8 @@ static cudaError_t copyCommon(EntryPoint Which, Op O, bool Async,
   Stream *S = nullptr;
   if (Error == cudaSuccess && Async)
     S = Sim.lookupStream(Api, Handle, Error);
+  if (Error == cudaSuccess && !Async)
+    Error = Sim.checkCaptureSafe(Api);
   if (Error == cudaSuccess && !copyKindName(O.CopyKind))
     Error = Sim.fail(Api, cudaErrorInvalidMemcpyDirection,
                      "invalid copy kind %d", O.CopyKind);
@@ -84,9 +86,19 @@ static cudaError_t copyCommon(EntryPoint Which, Op O, bool Async,
     Error = Sim.checkPeerCopy(Api, O);
   if (Error == cudaSuccess)
     Error = Sim.checkCopy(Api, O);
+  // A graph cannot replay what the call does with pageable memory at once
+  // (it stages the source, or waits for the destination): the simulator
+  // rejects pageable memory in a capture (docs/CudaSimulator.md).
+  if (Error == cudaSuccess && S && S->Capture &&
+      (O.Path == CopyPath::PageableToDevice ||
+       O.Path == CopyPath::DeviceToPageable || O.Path == CopyPath::HostToHost))
+    Error = Sim.failInCapture(Api, *S,
+                              "copies pageable host memory on");
   if (Error == cudaSuccess) {
     Sim.noteFreshHostBytes(O);
-    Sim.countCopy(O);
+    // A captured copy is counted when a launch runs it.
+    if (!S || !S->Capture)
+      Sim.countCopy(O);
     if (Async) {
       Sim.enqueue(*S, O);
       Sim.launch(*S, O, hostPerformsAsyncCopy(O.Path));
@@ -327,6 +339,16 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaMemcpyBatchAsync(
                      "used; pass a created stream or cudaStreamPerThread");
   Stream *S =
       Error == cudaSuccess ? Sim.lookupStream(Api, stream, Error) : nullptr;
+  // CUDA 13 cannot capture a batch; the call fails without invalidating
+  // the capture (docs/CudaSimulator.md).
+  if (S && S->Capture) {
+    Error = Sim.fail(Api, cudaErrorStreamCaptureUnsupported,
+                     "%s is capturing a graph: CUDA 13 cannot capture "
+                     "cudaMemcpyBatchAsync (the capture goes on without the "
+                     "copies)",
+                     Sim.streamName(*S).c_str());
+    S = nullptr;
+  }
   if (S && count == 0)
     Error =
         Sim.fail(Api, cudaErrorInvalidValue, "invalid argument: count is 0");
@@ -432,6 +454,8 @@ static cudaError_t memsetCommon(EntryPoint Which, void *DevPtr, int Value,
   Stream *S = nullptr;
   if (Error == cudaSuccess && Async)
     S = Sim.lookupStream(Api, Handle, Error);
+  if (Error == cudaSuccess && !Async)
+    Error = Sim.checkCaptureSafe(Api);
   if (Error == cudaSuccess && Count == 0)
     Error = Sim.fail(Api, cudaErrorInvalidValue,
                      "empty memset: count is 0; the simulator rejects memsets "
@@ -440,7 +464,8 @@ static cudaError_t memsetCommon(EntryPoint Which, void *DevPtr, int Value,
   if (Error == cudaSuccess)
     Error = Sim.checkMemset(Api, O, S);
   if (Error == cudaSuccess) {
-    ++Sim.Stats.Memsets;
+    if (!S || !S->Capture) // Counted when a launch runs it.
+      ++Sim.Stats.Memsets;
     if (Async) {
       Sim.enqueue(*S, O);
       Sim.launch(*S, O, /*BlocksHost=*/false);
@@ -528,7 +553,8 @@ static CUresult driverMemset(EntryPoint Which, CUdeviceptr Dst,
   if (S && Error == cudaSuccess)
     Error = Sim.checkMemset(Api, O, S);
   if (S && Error == cudaSuccess) {
-    ++Sim.Stats.Memsets;
+    if (!S->Capture) // Counted when a launch runs it.
+      ++Sim.Stats.Memsets;
     Sim.enqueue(*S, O);
     Sim.launch(*S, O, /*BlocksHost=*/false);
   }

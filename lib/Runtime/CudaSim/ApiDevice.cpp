@@ -66,6 +66,8 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaDeviceSynchronize(void) {
   Simulator &Sim = Simulator::get();
   std::lock_guard<std::mutex> Lock(Sim.Mutex);
   cudaError_t Error = Sim.enterOnDevice(EntryPoint::cudaDeviceSynchronize);
+  if (Error == cudaSuccess)
+    Error = Sim.checkDeviceNotCapturing("cudaDeviceSynchronize", CurrentDevice);
   if (Error == cudaSuccess) {
     DrainContext Ctx("cudaDeviceSynchronize");
     Sim.drainDevice(CurrentDevice, /*BlockingOnly=*/false, Ctx);

@@ -10,6 +10,8 @@
 
 #include "Simulator.h"
 
+#include <algorithm>
+
 using namespace etcopy::cudasim;
 
 //===----------------------------------------------------------------------===//
@@ -29,6 +31,8 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaMalloc(void **devPtr, size_t size) {
   Simulator &Sim = Simulator::get();
   std::lock_guard<std::mutex> Lock(Sim.Mutex);
   cudaError_t Error = Sim.enterOnDevice(EntryPoint::cudaMalloc);
+  if (Error == cudaSuccess)
+    Error = Sim.checkCaptureSafe("cudaMalloc");
   if (Error == cudaSuccess)
     Error = Sim.allocate("cudaMalloc", devPtr, size, MemKind::Device,
                          CurrentDevice);
@@ -51,6 +55,13 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaMallocAsync(void **devPtr, size_t size,
   if (S)
     Error = Sim.allocateFromPool("cudaMallocAsync", devPtr, size,
                                  Sim.currentPool(S->Device));
+  // In a capture, an allocation node: the graph owns the memory, at the
+  // same address in every launch (ApiGraph.cpp).
+  if (S && S->Capture && Error == cudaSuccess && size != 0)
+    if (Allocation *A = Sim.classify(reinterpret_cast<uintptr_t>(*devPtr)).Alloc) {
+      S->Capture->Allocations.push_back(A);
+      ++S->Capture->UnfreedAllocations;
+    }
   Sim.trace("cudaMallocAsync(%zu bytes, stream=%s)%s", size,
             Sim.streamLabel(hStream).c_str(),
             allocationResult(Sim, Error, devPtr, size).c_str());
@@ -62,6 +73,8 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaMallocManaged(void **devPtr, size_t size,
   Simulator &Sim = Simulator::get();
   std::lock_guard<std::mutex> Lock(Sim.Mutex);
   cudaError_t Error = Sim.enterOnDevice(EntryPoint::cudaMallocManaged);
+  if (Error == cudaSuccess)
+    Error = Sim.checkCaptureSafe("cudaMallocManaged");
   if (Error == cudaSuccess && flags != cudaMemAttachGlobal &&
       flags != cudaMemAttachHost)
     Error = Sim.fail("cudaMallocManaged", cudaErrorInvalidValue,
@@ -83,6 +96,8 @@ static cudaError_t allocatePinned(EntryPoint Which, void **Ptr, size_t Size,
   std::lock_guard<std::mutex> Lock(Sim.Mutex);
   const char *Api = entryPointInfo(Which).Name;
   cudaError_t Error = Sim.enterOnDevice(Which);
+  if (Error == cudaSuccess)
+    Error = Sim.checkCaptureSafe(Api);
   const unsigned Known =
       cudaHostAllocPortable | cudaHostAllocMapped | cudaHostAllocWriteCombined;
   if (Error == cudaSuccess && (Flags & ~Known))
@@ -119,6 +134,8 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaFree(void *devPtr) {
   Simulator &Sim = Simulator::get();
   std::lock_guard<std::mutex> Lock(Sim.Mutex);
   cudaError_t Error = Sim.enterRuntime(EntryPoint::cudaFree);
+  if (Error == cudaSuccess)
+    Error = Sim.checkCaptureSafe("cudaFree");
   Allocation *A = nullptr;
   // cudaFree(0) is documented as a no-op.
   if (Error == cudaSuccess && devPtr &&
@@ -158,17 +175,25 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaFreeAsync(void *devPtr,
   if (S && devPtr &&
       (Error = Sim.checkFree(FreeApi::FreeAsync, devPtr, A)) == cudaSuccess) {
     // The pointer is validated now; the memory is released when the free
-    // executes in stream order.
-    Sim.notePoolFreeQueued(*A);
-    A->FreePending = true;
-    A->FreeStream = S->Id;
+    // executes in stream order (in a capture: when a launch runs the free
+    // node; the graph's own allocations stay the graph's).
+    if (!S->Capture) {
+      Sim.notePoolFreeQueued(*A);
+      A->FreePending = true;
+      A->FreeStream = S->Id;
+    } else {
+      auto &Owned = S->Capture->Allocations;
+      if (std::find(Owned.begin(), Owned.end(), A) != Owned.end())
+        --S->Capture->UnfreedAllocations;
+    }
     Op O;
     O.Kind = OpKind::Free;
     O.Api = "cudaFreeAsync";
     O.Dst = reinterpret_cast<uintptr_t>(devPtr);
     O.DstAlloc = A;
     Sim.enqueue(*S, O);
-    ++Sim.Stats.Frees;
+    if (!S->Capture)
+      ++Sim.Stats.Frees;
   }
   Sim.trace("cudaFreeAsync(%s, stream=%s)%s", hex(devPtr).c_str(),
             Sim.streamLabel(hStream).c_str(), Sim.result(Error).c_str());
@@ -179,6 +204,8 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaFreeHost(void *ptr) {
   Simulator &Sim = Simulator::get();
   std::lock_guard<std::mutex> Lock(Sim.Mutex);
   cudaError_t Error = Sim.enterRuntime(EntryPoint::cudaFreeHost);
+  if (Error == cudaSuccess)
+    Error = Sim.checkCaptureSafe("cudaFreeHost");
   // The documentation makes no exception for a null pointer.
   if (Error == cudaSuccess && !ptr)
     Error = Sim.fail("cudaFreeHost", cudaErrorInvalidValue,
@@ -205,6 +232,8 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaHostRegister(void *ptr, size_t size,
   Simulator &Sim = Simulator::get();
   std::lock_guard<std::mutex> Lock(Sim.Mutex);
   cudaError_t Error = Sim.enterRuntime(EntryPoint::cudaHostRegister);
+  if (Error == cudaSuccess)
+    Error = Sim.checkCaptureSafe("cudaHostRegister");
   if (Error == cudaSuccess)
     Error = Sim.registerHostMemory(ptr, size, flags);
   if (Error == cudaSuccess)

@@ -71,8 +71,12 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaStreamDestroy(cudaStream_t stream) {
     Error = Sim.fail("cudaStreamDestroy", cudaErrorInvalidResourceHandle,
                      "the default stream cannot be destroyed");
   else if (Error == cudaSuccess)
-    if (Stream *S = Sim.lookupStream("cudaStreamDestroy", stream, Error))
-      Sim.destroyStream(*S);
+    if (Stream *S = Sim.lookupStream("cudaStreamDestroy", stream, Error)) {
+      if (S->Capture)
+        Error = Sim.failInCapture("cudaStreamDestroy", *S, "destroys");
+      else
+        Sim.destroyStream(*S);
+    }
   Sim.trace("cudaStreamDestroy(%s)%s", Label.c_str(),
             Sim.result(Error).c_str());
   return Sim.finish(EntryPoint::cudaStreamDestroy, Error);
@@ -85,6 +89,10 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
   Stream *S = Error == cudaSuccess
                   ? Sim.lookupStream("cudaStreamSynchronize", stream, Error)
                   : nullptr;
+  if (S && S->Capture) {
+    Error = Sim.failInCapture("cudaStreamSynchronize", *S, "synchronises");
+    S = nullptr;
+  }
   if (S) {
     DrainContext Ctx("cudaStreamSynchronize");
     Sim.drain(*S, S->EnqueuedSeq, Ctx);
@@ -105,6 +113,10 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaStreamQuery(cudaStream_t stream) {
   Stream *S = Error == cudaSuccess
                   ? Sim.lookupStream("cudaStreamQuery", stream, Error)
                   : nullptr;
+  if (S && S->Capture) {
+    Error = Sim.failInCapture("cudaStreamQuery", *S, "queries");
+    S = nullptr;
+  }
   if (S) {
     // The first query of pending work answers "not ready" without running
     // it, so a program that reads results after one query sees stale data.
@@ -139,6 +151,12 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaStreamWaitEvent(cudaStream_t stream,
   Stream *S =
       Error == cudaSuccess ? Sim.lookupStream(Api, stream, Error) : nullptr;
   Event *E = S ? Sim.lookupEvent(Api, event, Error) : nullptr;
+  // The simulator captures one stream alone: no fork or join by events.
+  if (E && S->Capture) {
+    Error = Sim.failInCapture(Api, *S, "makes a wait on an event (not "
+                                       "simulated in a capture) on");
+    E = nullptr;
+  }
   if (E && (flags & ~unsigned(cudaEventWaitExternal))) {
     Error = Sim.fail(Api, cudaErrorInvalidValue, "invalid flags 0x%x", flags);
     E = nullptr;
@@ -220,6 +238,9 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaEventRecord(cudaEvent_t event,
                      "event E%u was created on cuda:%d but stream %s belongs "
                      "to cuda:%d",
                      E->Id, E->Device, Sim.streamName(*S).c_str(), S->Device);
+  else if (S && S->Capture)
+    Error = Sim.failInCapture(Api, *S, "records an event (not simulated in "
+                                       "a capture) on");
   if (Error == cudaSuccess) {
     // Recording is a stream operation, so it takes part in the legacy
     // default-stream ordering like any other.

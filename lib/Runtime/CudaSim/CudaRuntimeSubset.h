@@ -77,6 +77,9 @@ enum cudaError {
   cudaErrorLaunchFailure = 719,
   cudaErrorNotPermitted = 800,
   cudaErrorNotSupported = 801,
+  cudaErrorStreamCaptureUnsupported = 900,
+  cudaErrorStreamCaptureInvalidated = 901,
+  cudaErrorStreamCaptureWrongThread = 908,
   cudaErrorTimeout = 909,
   cudaErrorUnknown = 999
 };
@@ -146,6 +149,22 @@ struct cudaMemcpyAttributes {
 typedef struct CUstream_st *cudaStream_t;
 typedef struct CUevent_st *cudaEvent_t;
 typedef struct CUmemPoolHandle_st *cudaMemPool_t;
+
+/* Graphs: a captured graph and its executable instance. */
+typedef struct CUgraph_st *cudaGraph_t;
+typedef struct CUgraphExec_st *cudaGraphExec_t;
+
+enum cudaStreamCaptureStatus {
+  cudaStreamCaptureStatusNone = 0,
+  cudaStreamCaptureStatusActive = 1,
+  cudaStreamCaptureStatusInvalidated = 2
+};
+
+enum cudaStreamCaptureMode {
+  cudaStreamCaptureModeGlobal = 0,
+  cudaStreamCaptureModeThreadLocal = 1,
+  cudaStreamCaptureModeRelaxed = 2
+};
 
 /* Kernels: libraries of device code (cudaLibraryLoadData) and the kernels
  * in them. */
@@ -402,6 +421,25 @@ extern cudaError_t cudaLibraryGetKernel(cudaKernel_t *pKernel,
 extern cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim,
                                     dim3 blockDim, void **args,
                                     size_t sharedMem, cudaStream_t stream);
+
+/*===----------------------------------------------------------------------===*
+ * Stream capture and graphs
+ *===----------------------------------------------------------------------===*/
+
+extern cudaError_t cudaStreamBeginCapture(cudaStream_t stream,
+                                          enum cudaStreamCaptureMode mode);
+extern cudaError_t cudaStreamEndCapture(cudaStream_t stream,
+                                        cudaGraph_t *pGraph);
+extern cudaError_t
+cudaStreamIsCapturing(cudaStream_t stream,
+                      enum cudaStreamCaptureStatus *pCaptureStatus);
+extern cudaError_t cudaGraphInstantiate(
+    cudaGraphExec_t *pGraphExec, cudaGraph_t graph,
+    unsigned long long flags ETCOPY_CUDA_DEFAULT_ARG(0));
+extern cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec,
+                                   cudaStream_t stream);
+extern cudaError_t cudaGraphExecDestroy(cudaGraphExec_t graphExec);
+extern cudaError_t cudaGraphDestroy(cudaGraph_t graph);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -189,6 +189,13 @@ constexpr ErrorDescription kErrors[] = {
      "unspecified launch failure"},
     {cudaErrorNotPermitted, "cudaErrorNotPermitted", "operation not permitted"},
     {cudaErrorNotSupported, "cudaErrorNotSupported", "operation not supported"},
+    {cudaErrorStreamCaptureUnsupported, "cudaErrorStreamCaptureUnsupported",
+     "operation not permitted when stream is capturing"},
+    {cudaErrorStreamCaptureInvalidated, "cudaErrorStreamCaptureInvalidated",
+     "operation failed due to a previous error during capture"},
+    {cudaErrorStreamCaptureWrongThread, "cudaErrorStreamCaptureWrongThread",
+     "attempt to terminate a thread-local capture sequence from another "
+     "thread"},
     {cudaErrorTimeout, "cudaErrorTimeout", "wait operation timed out"},
     {cudaErrorUnknown, "cudaErrorUnknown", "unknown error"},
 };

@@ -34,6 +34,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -142,6 +143,8 @@ enum class Latency : uint8_t {
   BatchCopy,
   PoolGrow,
   PageFault,
+  GraphInstantiate,
+  GraphLaunch,
   /// Not a latency: the call's host cost is charged where its work is
   /// scheduled (launches of queued work).
   None,
@@ -166,7 +169,8 @@ inline constexpr CostDefault kLatencyDefaults[] = {
     {"EVENT_DESTROY", 1000}, {"MALLOC", 10000},        {"FREE", 10000},
     {"MALLOC_ASYNC", 400},   {"FREE_ASYNC", 200},      {"HOST_ALLOC", 490000},
     {"HOST_FREE", 100000},   {"COPY", 2450},           {"BATCH_COPY", 940},
-    {"POOL_GROW", 105000},   {"PAGE_FAULT", 1430}};
+    {"POOL_GROW", 105000},   {"PAGE_FAULT", 1430},     {"GRAPH_INSTANTIATE", 20000},
+    {"GRAPH_LAUNCH", 2450}};
 constexpr size_t kNumLatencies =
     sizeof(kLatencyDefaults) / sizeof(kLatencyDefaults[0]);
 static_assert(kNumLatencies == size_t(Latency::None),
@@ -239,7 +243,14 @@ static_assert(kNumLatencies == size_t(Latency::None),
   X(cudaLibraryLoadData, Other, cudaErrorInvalidKernelImage, Call)             \
   X(cudaLibraryUnload, Other, cudaErrorInvalidResourceHandle, Call)            \
   X(cudaLibraryGetKernel, Other, cudaErrorSymbolNotFound, Call)                \
-  X(cudaLaunchKernel, Other, cudaErrorLaunchFailure, None)
+  X(cudaLaunchKernel, Other, cudaErrorLaunchFailure, None)                    \
+  X(cudaStreamBeginCapture, Stream, cudaErrorInvalidValue, Call)               \
+  X(cudaStreamEndCapture, Stream, cudaErrorInvalidValue, Call)                 \
+  X(cudaStreamIsCapturing, Stream, cudaErrorInvalidValue, Call)                \
+  X(cudaGraphInstantiate, Other, cudaErrorInvalidValue, GraphInstantiate)      \
+  X(cudaGraphLaunch, Other, cudaErrorInvalidValue, GraphLaunch)                \
+  X(cudaGraphExecDestroy, Other, cudaErrorInvalidValue, Call)                  \
+  X(cudaGraphDestroy, Other, cudaErrorInvalidValue, Call)
 
 enum class EntryPoint : uint8_t {
 #define ETCOPY_CUDA_SIM_ENUMERATOR(Name, Kind, Error, Cost) Name,
@@ -499,6 +510,33 @@ struct Op {
   std::shared_ptr<const KernelRun> Kernel;
 };
 
+/// The work of a captured graph (ApiGraph.cpp): the ops captured from one
+/// stream, in order, which every launch of an instance queues again, and
+/// the allocations the capture made (cudaMallocAsync in capture: an
+/// allocation node, whose address stays the same for the graph's life).
+/// Shared by the graph and its instances; the allocations are released
+/// when the last of them is destroyed.
+struct GraphBody {
+  int Device = 0;
+  std::vector<Op> Nodes;
+  std::vector<Allocation *> Allocations;
+  /// Allocations of the capture that no captured cudaFreeAsync frees.
+  size_t UnfreedAllocations = 0;
+};
+
+struct Graph {
+  uint32_t Id = 0;
+  bool Destroyed = false;
+  std::shared_ptr<GraphBody> Body;
+};
+
+struct GraphExec {
+  uint32_t Id = 0;
+  bool Destroyed = false;
+  bool Launched = false;
+  std::shared_ptr<GraphBody> Body;
+};
+
 struct Stream {
   /// 0 for the per-device default stream, else a process-wide number.
   uint32_t Id = 0;
@@ -517,6 +555,13 @@ struct Stream {
   /// For the legacy default-stream semantics: the highest op number of
   /// another stream that this stream already has an implicit wait for.
   std::unordered_map<const Stream *, uint64_t> ImplicitWaits;
+  /// Stream capture: the graph being captured (work queued on the stream is
+  /// recorded there instead), its mode and thread, and whether an illegal
+  /// call invalidated it.
+  std::shared_ptr<GraphBody> Capture;
+  int CaptureMode = 0;
+  std::thread::id CaptureThread;
+  bool CaptureInvalidated = false;
 
   bool isDefault() const { return Id == 0; }
   bool isBlocking() const { return !(Flags & cudaStreamNonBlocking); }
@@ -754,6 +799,28 @@ public:
   // Kernels (ApiKernel.cpp).
   void runKernel(const KernelRun &Run, DrainContext &Ctx);
   std::string describeKernel(const KernelRun &Run) const;
+
+  // Stream capture and graphs (ApiGraph.cpp).
+  /// Fails a call that stream capture forbids while `S` captures
+  /// (synchronisation, queries, events): cudaErrorStreamCaptureUnsupported,
+  /// and the capture is invalidated.
+  cudaError_t failInCapture(const char *Api, Stream &S, const char *What);
+  /// Fails a potentially unsafe call (one that may synchronise implicitly:
+  /// cudaMalloc, synchronous copies, ...) made while a capture forbids it:
+  /// one in cudaStreamCaptureModeGlobal on any thread, or one of this
+  /// thread in cudaStreamCaptureModeThreadLocal. Those captures are
+  /// invalidated.
+  cudaError_t checkCaptureSafe(const char *Api);
+  /// Fails cudaDeviceSynchronize while a stream of `Device` captures.
+  cudaError_t checkDeviceNotCapturing(const char *Api, int Device);
+  /// Releases the allocations of a graph body no graph refers to any more.
+  void releaseGraphBody(GraphBody &Body, const char *By);
+  std::vector<std::unique_ptr<Graph>> AllGraphs;
+  std::vector<std::unique_ptr<GraphExec>> AllGraphExecs;
+  std::unordered_map<const void *, Graph *> GraphHandles;
+  std::unordered_map<const void *, GraphExec *> GraphExecHandles;
+  /// Streams capturing now, for the checks of unsafe calls.
+  std::vector<Stream *> CapturingStreams;
 
   // Memory (Memory.cpp).
   PtrInfo classify(uintptr_t Address) const;

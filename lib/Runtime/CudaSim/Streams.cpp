@@ -216,6 +216,11 @@ void Simulator::addImplicitWaits(Stream &S) {
 }
 
 void Simulator::enqueue(Stream &S, Op O) {
+  // A capturing stream records the op in its graph (ApiGraph.cpp).
+  if (S.Capture) {
+    S.Capture->Nodes.push_back(std::move(O));
+    return;
+  }
   addImplicitWaits(S);
   O.Seq = ++S.EnqueuedSeq;
   S.Queue.push_back(O);

@@ -203,6 +203,9 @@ double Simulator::modelBatch(const std::vector<Op> &Copies, double ReadyNs) {
 /// its work has ended.
 void Simulator::launch(Stream &S, const Op &O, bool BlocksHost) {
   spend(Latency::Launch);
+  // Captured work runs when the graph is launched.
+  if (S.Capture)
+    return;
   double End = modelOp(O, streamReady(S));
   endOn(S, End);
   if (BlocksHost)

@@ -32,7 +32,8 @@ int main(int Argc, char **Argv) {
   static const int Codes[] = {0,   1,   2,   3,   4,   9,   12,  13,  16,  17,
                               21,  31,  34,  35,  36,  98,  100, 101, 127, 200,
                               201, 400, 401, 600, 700, 701, 702, 704, 705, 712,
-                              713, 719, 800, 801, 909, 999, 12345};
+                              713, 719, 800, 801, 900, 901, 908, 909, 999,
+                              12345};
   int Mismatches = 0;
   for (unsigned I = 0; I < sizeof(Codes) / sizeof(Codes[0]); ++I) {
     int Code = Codes[I];

@@ -68,6 +68,15 @@ int main(void) {
   VALUE(cudaErrorNotPermitted);
   VALUE(cudaErrorNotSupported);
   VALUE(cudaErrorTimeout);
+  VALUE(cudaErrorStreamCaptureUnsupported);
+  VALUE(cudaErrorStreamCaptureInvalidated);
+  VALUE(cudaErrorStreamCaptureWrongThread);
+  VALUE(cudaStreamCaptureStatusNone);
+  VALUE(cudaStreamCaptureStatusActive);
+  VALUE(cudaStreamCaptureStatusInvalidated);
+  VALUE(cudaStreamCaptureModeGlobal);
+  VALUE(cudaStreamCaptureModeThreadLocal);
+  VALUE(cudaStreamCaptureModeRelaxed);
   VALUE(cudaErrorUnknown);
 
   VALUE(cudaMemcpyHostToHost);

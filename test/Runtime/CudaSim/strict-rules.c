@@ -376,6 +376,121 @@ int main(void) {
   // CHECK-NEXT: etcopy-cuda-sim: error: cudaLaunchKernel: kernel fill: its library {{[0-9]+}} was unloaded
   // CHECK-NEXT: library-handle kernel -> cudaErrorInvalidResourceHandle
 
+  // --- Stream capture and graphs ----------------------------------------
+  cudaGraph_t G = NULL;
+  cudaGraphExec_t GE = NULL;
+  enum cudaStreamCaptureStatus Status = cudaStreamCaptureStatusNone;
+  // capture-stream: not on the legacy stream, not twice on one stream, and
+  // ended only where it began.
+  rule("capture-stream legacy",
+       cudaStreamBeginCapture(0, cudaStreamCaptureModeGlobal));
+  rule("capture-stream not capturing", cudaStreamEndCapture(S, &G));
+  rule("capture-stream begin", cudaStreamBeginCapture(S, cudaStreamCaptureModeGlobal));
+  rule("capture-stream twice", cudaStreamBeginCapture(S, cudaStreamCaptureModeGlobal));
+  rule("capture-stream end", cudaStreamEndCapture(S, &G));
+  cudaGraphDestroy(G);
+  // CHECK-NEXT: etcopy-cuda-sim: error: cudaStreamBeginCapture: capture may not be initiated on the default stream (cudaStreamLegacy; the simulator also rejects cudaStreamPerThread)
+  // CHECK-NEXT: capture-stream legacy -> cudaErrorInvalidValue
+  // CHECK-NEXT: etcopy-cuda-sim: error: cudaStreamEndCapture: S{{[0-9]+}} is not capturing a graph
+  // CHECK-NEXT: capture-stream not capturing -> cudaErrorInvalidValue
+  // CHECK-NEXT: capture-stream begin -> cudaSuccess
+  // CHECK-NEXT: etcopy-cuda-sim: error: cudaStreamBeginCapture: S{{[0-9]+}} is already capturing a graph
+  // CHECK-NEXT: capture-stream twice -> cudaErrorInvalidValue
+  // CHECK-NEXT: capture-stream end -> cudaSuccess
+
+  // capture-sync: synchronising or querying a capturing stream fails and
+  // invalidates the capture, as synchronising its device does; ending it
+  // then returns no graph.
+  cudaStreamBeginCapture(S, cudaStreamCaptureModeGlobal);
+  rule("capture-sync stream", cudaStreamSynchronize(S));
+  cudaStreamIsCapturing(S, &Status);
+  printf("capture-sync status %d\n", (int)Status);
+  rule("capture-sync query", cudaStreamQuery(S));
+  rule("capture-sync device", cudaDeviceSynchronize());
+  G = (cudaGraph_t)&G;
+  rule("capture-sync end", cudaStreamEndCapture(S, &G));
+  printf("capture-sync graph %s\n", G ? "returned" : "null");
+  // CHECK-NEXT: etcopy-cuda-sim: error: cudaStreamSynchronize: synchronises S{{[0-9]+}}, which is capturing a graph; the capture is invalidated
+  // CHECK-NEXT: capture-sync stream -> cudaErrorStreamCaptureUnsupported
+  // CHECK-NEXT: capture-sync status 2
+  // CHECK-NEXT: etcopy-cuda-sim: error: cudaStreamQuery: queries S{{[0-9]+}}, which is capturing a graph; the capture is invalidated
+  // CHECK-NEXT: capture-sync query -> cudaErrorStreamCaptureUnsupported
+  // CHECK-NEXT: etcopy-cuda-sim: error: cudaDeviceSynchronize: synchronises the device of S{{[0-9]+}}, which is capturing a graph; the capture is invalidated
+  // CHECK-NEXT: capture-sync device -> cudaErrorStreamCaptureUnsupported
+  // CHECK-NEXT: etcopy-cuda-sim: error: cudaStreamEndCapture: the capture of S{{[0-9]+}} was invalidated by an earlier call; no graph is returned
+  // CHECK-NEXT: capture-sync end -> cudaErrorStreamCaptureInvalidated
+  // CHECK-NEXT: capture-sync graph null
+
+  // capture-unsafe: a potentially unsafe call (cudaMalloc, a synchronous
+  // copy) fails during a global capture, and is allowed in a relaxed one.
+  char *Unsafe = NULL;
+  cudaStreamBeginCapture(S, cudaStreamCaptureModeGlobal);
+  rule("capture-unsafe malloc", cudaMalloc((void **)&Unsafe, 64));
+  rule("capture-unsafe end", cudaStreamEndCapture(S, &G));
+  cudaStreamBeginCapture(S, cudaStreamCaptureModeRelaxed);
+  rule("capture-unsafe relaxed malloc", cudaMalloc((void **)&Unsafe, 64));
+  rule("capture-unsafe relaxed end", cudaStreamEndCapture(S, &G));
+  cudaGraphDestroy(G);
+  cudaFree(Unsafe);
+  // CHECK-NEXT: etcopy-cuda-sim: error: cudaMalloc: a potentially unsafe call (it may synchronise implicitly) while S{{[0-9]+}} captures a graph in cudaStreamCaptureModeGlobal mode; the capture is invalidated
+  // CHECK-NEXT: capture-unsafe malloc -> cudaErrorStreamCaptureUnsupported
+  // CHECK-NEXT: etcopy-cuda-sim: error: cudaStreamEndCapture: the capture of S{{[0-9]+}} was invalidated by an earlier call; no graph is returned
+  // CHECK-NEXT: capture-unsafe end -> cudaErrorStreamCaptureInvalidated
+  // CHECK-NEXT: capture-unsafe relaxed malloc -> cudaSuccess
+  // CHECK-NEXT: capture-unsafe relaxed end -> cudaSuccess
+
+  // capture-batch: CUDA 13 cannot capture a batch; the capture goes on.
+  cudaStreamBeginCapture(S, cudaStreamCaptureModeGlobal);
+  rule("capture-batch", batchOf(Dev, Pinned, 16, S));
+  rule("capture-batch end", cudaStreamEndCapture(S, &G));
+  cudaGraphDestroy(G);
+  // CHECK-NEXT: etcopy-cuda-sim: error: cudaMemcpyBatchAsync: S{{[0-9]+}} is capturing a graph: CUDA 13 cannot capture cudaMemcpyBatchAsync (the capture goes on without the copies)
+  // CHECK-NEXT: capture-batch -> cudaErrorStreamCaptureUnsupported
+  // CHECK-NEXT: capture-batch end -> cudaSuccess
+
+  // capture-pageable: a captured copy of pageable memory is rejected; of
+  // pinned memory, accepted.
+  cudaStreamBeginCapture(S, cudaStreamCaptureModeGlobal);
+  rule("capture-pageable pinned", cudaMemcpyAsync(Dev, Pinned, 16,
+                                                  cudaMemcpyHostToDevice, S));
+  rule("capture-pageable", cudaMemcpyAsync(Dev, Host, 16,
+                                           cudaMemcpyHostToDevice, S));
+  rule("capture-pageable end", cudaStreamEndCapture(S, &G));
+  // CHECK-NEXT: capture-pageable pinned -> cudaSuccess
+  // CHECK-NEXT: etcopy-cuda-sim: error: cudaMemcpyAsync: copies pageable host memory on S{{[0-9]+}}, which is capturing a graph; the capture is invalidated
+  // CHECK-NEXT: capture-pageable -> cudaErrorStreamCaptureUnsupported
+  // CHECK-NEXT: etcopy-cuda-sim: error: cudaStreamEndCapture: the capture of S{{[0-9]+}} was invalidated by an earlier call; no graph is returned
+  // CHECK-NEXT: capture-pageable end -> cudaErrorStreamCaptureInvalidated
+
+  // graph-unfreed-allocation: a graph that allocates memory it does not
+  // free cannot be launched again.
+  void *GraphMemory = NULL;
+  cudaStreamBeginCapture(S, cudaStreamCaptureModeGlobal);
+  cudaMallocAsync(&GraphMemory, 64, S);
+  cudaStreamEndCapture(S, &G);
+  cudaGraphInstantiate(&GE, G, 0);
+  rule("graph-unfreed-allocation first", cudaGraphLaunch(GE, S));
+  rule("graph-unfreed-allocation again", cudaGraphLaunch(GE, S));
+  cudaStreamSynchronize(S);
+  // CHECK-NEXT: graph-unfreed-allocation first -> cudaSuccess
+  // CHECK-NEXT: etcopy-cuda-sim: error: cudaGraphLaunch: 1 allocations of the previous launch of GE{{[0-9]+}} remain unfreed (the graph allocates memory it does not free, and was not instantiated with cudaGraphInstantiateFlagAutoFreeOnLaunch)
+  // CHECK-NEXT: graph-unfreed-allocation again -> cudaErrorInvalidValue
+
+  // graph-handle: destroyed graphs and instances are invalid handles.
+  rule("graph-handle exec", cudaGraphExecDestroy(GE));
+  rule("graph-handle exec twice", cudaGraphExecDestroy(GE));
+  rule("graph-handle launch", cudaGraphLaunch(GE, S));
+  rule("graph-handle graph", cudaGraphDestroy(G));
+  rule("graph-handle instantiate", cudaGraphInstantiate(&GE, G, 0));
+  // CHECK-NEXT: graph-handle exec -> cudaSuccess
+  // CHECK-NEXT: etcopy-cuda-sim: error: cudaGraphExecDestroy: invalid executable graph handle 0x{{[0-9a-f]+}} (GE{{[0-9]+}} was destroyed by cudaGraphExecDestroy)
+  // CHECK-NEXT: graph-handle exec twice -> cudaErrorInvalidValue
+  // CHECK-NEXT: etcopy-cuda-sim: error: cudaGraphLaunch: invalid executable graph handle 0x{{[0-9a-f]+}} (GE{{[0-9]+}} was destroyed by cudaGraphExecDestroy)
+  // CHECK-NEXT: graph-handle launch -> cudaErrorInvalidValue
+  // CHECK-NEXT: graph-handle graph -> cudaSuccess
+  // CHECK-NEXT: etcopy-cuda-sim: error: cudaGraphInstantiate: invalid graph handle 0x{{[0-9a-f]+}} (G{{[0-9]+}} was destroyed by cudaGraphDestroy)
+  // CHECK-NEXT: graph-handle instantiate -> cudaErrorInvalidValue
+
   cudaHostUnregister(Split + 32);
   free(Split);
   cudaEventDestroy(E);

@@ -1,0 +1,99 @@
+// Stream capture and graph launches: a capture records the stream's work
+// without running it (its data stays untouched), each launch of the
+// instance runs the recorded work again with the data of that moment, an
+// allocation made in the capture keeps its address across launches, and a
+// launch validates each node as the direct call does (a buffer freed since
+// the capture is a use after free). The statistics count one cudaGraphLaunch
+// per launch and no copy call after the capture; the timing model charges
+// one GRAPH_LAUNCH for the three nodes of each launch.
+
+// RUN: %cc %s -I%cuda_sim_include -o %t %etcopy_cuda_sim -Wl,-rpath,%etcopy_lib_dir
+// RUN: env ETCOPY_CUDA_SIM_STATS=1 %t 2>&1 | FileCheck %s --implicit-check-not="etcopy-cuda-sim: error"
+
+#include "CudaRuntimeSubset.h"
+
+#include <stdio.h>
+
+static void show(const char *What, cudaError_t Status) {
+  printf("%s -> %s\n", What, cudaGetErrorName(Status));
+}
+
+int main(void) {
+  float *In = NULL, *Out = NULL, *Dev = NULL, *Gone = NULL;
+  cudaStream_t S;
+  if (cudaMallocHost((void **)&In, 4 * sizeof(float)) != cudaSuccess ||
+      cudaMallocHost((void **)&Out, 4 * sizeof(float)) != cudaSuccess ||
+      cudaMalloc((void **)&Dev, 4 * sizeof(float)) != cudaSuccess ||
+      cudaMalloc((void **)&Gone, 4 * sizeof(float)) != cudaSuccess ||
+      cudaStreamCreateWithFlags(&S, cudaStreamNonBlocking) != cudaSuccess)
+    return 2;
+  for (int I = 0; I < 4; ++I)
+    In[I] = Out[I] = 0;
+
+  // In -> a buffer the graph allocates -> Dev -> Out.
+  cudaGraph_t G;
+  cudaGraphExec_t GE;
+  float *Tmp = NULL;
+  show("begin", cudaStreamBeginCapture(S, cudaStreamCaptureModeGlobal));
+  show("malloc", cudaMallocAsync((void **)&Tmp, 4 * sizeof(float), S));
+  show("upload", cudaMemcpyAsync(Tmp, In, 4 * sizeof(float),
+                                 cudaMemcpyHostToDevice, S));
+  show("move", cudaMemcpyAsync(Dev, Tmp, 4 * sizeof(float),
+                               cudaMemcpyDeviceToDevice, S));
+  show("free", cudaFreeAsync(Tmp, S));
+  show("download", cudaMemcpyAsync(Out, Dev, 4 * sizeof(float),
+                                   cudaMemcpyDeviceToHost, S));
+  show("end", cudaStreamEndCapture(S, &G));
+  show("instantiate", cudaGraphInstantiate(&GE, G, 0));
+  // CHECK: begin -> cudaSuccess
+  // CHECK-NEXT: malloc -> cudaSuccess
+  // CHECK-NEXT: upload -> cudaSuccess
+  // CHECK-NEXT: move -> cudaSuccess
+  // CHECK-NEXT: free -> cudaSuccess
+  // CHECK-NEXT: download -> cudaSuccess
+  // CHECK-NEXT: end -> cudaSuccess
+  // CHECK-NEXT: instantiate -> cudaSuccess
+  cudaStreamSynchronize(S);
+  printf("after capture: %g\n", Out[0]);
+  // CHECK-NEXT: after capture: 0
+
+  for (int Launch = 1; Launch <= 3; ++Launch) {
+    for (int I = 0; I < 4; ++I)
+      In[I] = (float)(10 * Launch + I);
+    cudaError_t Status = cudaGraphLaunch(GE, S);
+    cudaError_t Synced = cudaStreamSynchronize(S);
+    printf("launch %d: %s %s %g %g\n", Launch, cudaGetErrorName(Status),
+           cudaGetErrorName(Synced), Out[0], Out[3]);
+  }
+  // CHECK-NEXT: launch 1: cudaSuccess cudaSuccess 10 13
+  // CHECK-NEXT: launch 2: cudaSuccess cudaSuccess 20 23
+  // CHECK-NEXT: launch 3: cudaSuccess cudaSuccess 30 33
+
+  // A node whose memory was freed after the capture fails at the launch.
+  cudaGraph_t G2;
+  cudaGraphExec_t GE2;
+  cudaStreamBeginCapture(S, cudaStreamCaptureModeGlobal);
+  cudaMemcpyAsync(Dev, Gone, 4 * sizeof(float), cudaMemcpyDeviceToDevice, S);
+  cudaStreamEndCapture(S, &G2);
+  cudaGraphInstantiate(&GE2, G2, 0);
+  cudaFree(Gone);
+  show("launch after free", cudaGraphLaunch(GE2, S));
+  // CHECK-NEXT: etcopy-cuda-sim: error: cudaGraphLaunch: {{.*}}freed{{.*}}
+  // CHECK-NEXT: launch after free -> cudaErrorInvalidValue
+
+  cudaGraphExecDestroy(GE2);
+  cudaGraphDestroy(G2);
+  cudaGraphExecDestroy(GE);
+  cudaGraphDestroy(G);
+  cudaStreamDestroy(S);
+  cudaFree(Dev);
+  cudaFreeHost(In);
+  cudaFreeHost(Out);
+  printf("done\n");
+  // CHECK-NEXT: done
+  // The three copies ran three times, from one cudaMemcpyAsync call each
+  // (the fourth call is the capture of the second graph).
+  // CHECK: etcopy-cuda-sim: stats: streams_created=1 streams_destroyed=1 syncs=4 copies=9 {{.*}}
+  // CHECK: entry-points: {{.*}} cudaMemcpyAsync=4 {{.*}} cudaGraphLaunch=4 
+  return 0;
+}
