@@ -167,6 +167,13 @@ struct EtCopyPipelineOptions
                      "from a device and frees itself with cudaMallocHost "
                      "(default: true)"),
       llvm::cl::init(true)};
+  BoolPipelineOption cudaGraphs{
+      *this, "cuda-graphs",
+      llvm::cl::desc("Capture the stream work of each function whose work is "
+                     "stream-ordered into a CUDA graph at its first call and "
+                     "replay it with one cudaGraphLaunch while its inputs "
+                     "stay the same (default: false)"),
+      llvm::cl::init(false)};
   ::mlir::detail::PassOptions::Option<std::string> kernelChip{
       *this, "kernel-chip",
       llvm::cl::desc("The GPU architecture the gpu.module kernels are "

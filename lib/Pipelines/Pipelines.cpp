@@ -102,6 +102,7 @@ void etcopy::buildEtCopyToCUDAPipeline(OpPassManager &pm,
   ConvertGPUToCUDARuntimeOptions toCUDA;
   toCUDA.batchCopies = options.batchCopies;
   toCUDA.pinnedHostMemory = options.pinnedHostMemory;
+  toCUDA.cudaGraphs = options.cudaGraphs;
   // It folds its own unrealized casts: no reconcile-unrealized-casts (and
   // no verification of the whole lowered module after it).
   pm.addPass(createConvertGPUToCUDARuntime(toCUDA));

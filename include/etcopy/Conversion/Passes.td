@@ -203,6 +203,11 @@ def ConvertGPUToCUDARuntime
            "Allocate the host buffers that the function copies to or from a "
            "device and frees itself with cudaMallocHost (freed with "
            "cudaFreeHost; default: false)">,
+    Option<"cudaGraphs", "cuda-graphs", "bool", /*default=*/"false",
+           "Capture the stream work of each function whose work is "
+           "stream-ordered into a CUDA graph at its first call and replay it "
+           "with one cudaGraphLaunch while its inputs stay the same "
+           "(default: false)">,
   ];
   let statistics = [
     Statistic<"numStreams", "streams", "Number of functions given streams">,

@@ -150,6 +150,46 @@ void __etcopy_launch_kernel(cudaKernel_t kernel, const char *name,
                             uint32_t sharedBytes, cudaStream_t stream,
                             void **args, ETCOPY_LOCATION);
 
+/* Graphs. A function whose stream work is captured (cuda-graphs=true) has
+ * one cell, a global of its module: `busy` is set while a thread captures
+ * or launches its graph, `stream` is the private stream it captures on (of
+ * `device`), `exec` the instance of its last capture and `key` the inputs
+ * (addresses, layouts, scalars, the function's stream) that capture saw;
+ * the lowering sizes `key` per function. */
+typedef struct {
+  uint64_t busy;
+  cudaStream_t stream;
+  cudaGraphExec_t exec;
+  int64_t device;
+  uint64_t registered;
+  int64_t key[];
+} etcopy_graph_cell;
+
+/* What __etcopy_graph_replay did. */
+#define ETCOPY_GRAPH_DIRECT 0    /* the cell is busy: run the calls */
+#define ETCOPY_GRAPH_REPLAYED 1  /* the graph of these inputs was launched */
+#define ETCOPY_GRAPH_CAPTURING 2 /* capture, holding the cell */
+
+/* At the start of the function's stream work, with `key` its `count` input
+ * words: launches the cell's instance on `stream` when it was captured
+ * with the same key. Otherwise takes the cell, unless another thread holds
+ * it (the work then runs directly). */
+int32_t __etcopy_graph_replay(etcopy_graph_cell *cell, const int64_t *key,
+                              uint64_t count, cudaStream_t stream,
+                              ETCOPY_LOCATION);
+/* With `state` CAPTURING, begins a capture on the cell's stream (created on
+ * first use, on the current device) in cudaStreamCaptureModeThreadLocal
+ * and returns it: the function's work is recorded there. Otherwise returns
+ * `stream`. */
+cudaStream_t __etcopy_graph_begin(etcopy_graph_cell *cell, int32_t state,
+                                  cudaStream_t stream, ETCOPY_LOCATION);
+/* With `state` CAPTURING, ends the capture, instantiates the graph in place
+ * of the previous instance, records `key`, launches the graph on `stream`
+ * and releases the cell. */
+void __etcopy_graph_end(etcopy_graph_cell *cell, int32_t state,
+                        const int64_t *key, uint64_t count,
+                        cudaStream_t stream, ETCOPY_LOCATION);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

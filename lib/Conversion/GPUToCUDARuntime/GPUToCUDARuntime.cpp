@@ -44,6 +44,7 @@
 
 #include "CleanUp.h"
 #include "CopyClassification.h"
+#include "GraphLowering.h"
 #include "KernelLowering.h"
 #include "Planning.h"
 #include "RuntimeOpLowering.h"
@@ -357,11 +358,18 @@ void ConvertGPUToCUDARuntimePass::runOnOperation() {
     delegateCalls.insert(call);
   BatchPlanning batching{indexBitwidth, delegateCalls, {}, {}};
   DenseMap<Operation *, int64_t> homeDevices;
+  // Captured functions are not batched: CUDA 13 cannot capture
+  // cudaMemcpyBatchAsync.
+  llvm::MapVector<func::FuncOp, GraphCapture> captures;
+  if (cudaGraphs)
+    captures = findGraphCaptures(work, getArgument());
+  DenseMap<Operation *, FunctionPlan *> planOfFunction;
   for (auto &[func, ops] : work.runtimeOps) {
     FunctionPlan &plan = functionPlans.emplace_back(getValues(func));
-    homeDevices[func] =
-        planFunction(func, ops, work.streamOrderedCalls, plan, plans,
-                     batchCopies ? &batching : nullptr);
+    planOfFunction[func] = &plan;
+    homeDevices[func] = planFunction(
+        func, ops, work.streamOrderedCalls, plan, plans,
+        batchCopies && !captures.contains(func) ? &batching : nullptr);
   }
   numStreams = work.runtimeOps.size();
   numBatches = batching.batches.size();
@@ -373,6 +381,7 @@ void ConvertGPUToCUDARuntimePass::runOnOperation() {
   switchDevicesForDelegates(work.delegateCalls, homeDevices, getValues,
                             support);
   passStreamsToDelegates(work, plans, support);
+  lowerGraphCaptures(captures, planOfFunction, plans, symbols, getArgument());
   if (failed(support.checkModuleSymbols()))
     return signalPassFailure();
 
