@@ -47,7 +47,10 @@ typedef enum EtCopyKernelFormat {
 
 /* The options of --etcopy-to-cuda (the host pipeline reads the first four
    and uploadGroupBytes).
-   See docs/Pipeline.md. */
+   See docs/Pipeline.md. New options are appended: the struct grew with
+   kernelChip and kernelFormat, then with cudaGraphs, so a program compiled
+   against an older header must be rebuilt (its struct is shorter than the
+   library reads). Start from etcopyPipelineOptionsGetDefault(). */
 typedef struct EtCopyPipelineOptions {
   bool placeCopies;
   bool skipH2DForMethodInputs;
@@ -62,11 +65,14 @@ typedef struct EtCopyPipelineOptions {
   /* The chip the kernels are compiled for, NUL-terminated. */
   char kernelChip[ETCOPY_KERNEL_CHIP_SIZE];
   EtCopyKernelFormat kernelFormat;
+  /* Capture stream-ordered functions into CUDA graphs (cuda-graphs). */
+  bool cudaGraphs;
 } EtCopyPipelineOptions;
 
 /* The defaults: the whole job (placement, transfer optimisation with
    uploads grouped up to 1 MiB, planning with function-owned arenas, async
-   and batched copies, pinned host buffers of transfers), no skip flag. */
+   and batched copies, pinned host buffers of transfers), no skip flag, no
+   CUDA graphs. */
 MLIR_CAPI_EXPORTED EtCopyPipelineOptions etcopyPipelineOptionsGetDefault(void);
 
 /* Parses the textual form of --etcopy-to-cuda's options

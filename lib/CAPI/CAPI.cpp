@@ -134,6 +134,7 @@ toCOptions(const etcopy::EtCopyPipelineOptions &from) {
           : from.kernelFormat == etcopy::KernelObjectFormat::Fatbin
                 ? EtCopyKernelFormatFatbin
                 : EtCopyKernelFormatIsa,
+      from.cudaGraphs,
   };
   const std::string &chip = from.kernelChip.getValue();
   if (chip.size() >= ETCOPY_KERNEL_CHIP_SIZE)
@@ -211,6 +212,7 @@ static void copyOptions(const EtCopyPipelineOptions &from,
   to.async = from.async;
   to.batchCopies = from.batchCopies;
   to.pinnedHostMemory = from.pinnedHostMemory;
+  to.cudaGraphs = from.cudaGraphs;
   to.kernelChip = std::string(from.kernelChip);
   to.kernelFormat = from.kernelFormat == EtCopyKernelFormatBin
                         ? etcopy::KernelObjectFormat::Bin

@@ -63,6 +63,8 @@ static const char *const kOptionVariants[] = {
     "etcopy-to-cuda{async=false plan-memory=false}",
     "etcopy-to-cuda{place-copies=false optimize-transfers=false}",
     "etcopy-to-cuda{kernel-chip=sm_80 kernel-format=isa}",
+    "etcopy-to-cuda{cuda-graphs=true}",
+    "convert-gpu-to-cuda-runtime{cuda-graphs=true pinned-host-memory=true}",
     "etcopy-to-host{skip-h2d-for-method-inputs=true "
     "skip-d2h-for-method-outputs=true optimize-transfers=false}",
     "etcopy-propagate-device{skip-h2d-for-method-inputs=true "

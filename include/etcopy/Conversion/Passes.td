@@ -183,6 +183,20 @@ def ConvertGPUToCUDARuntime
     pool is raised so that freed device memory stays for reuse (the pool
     policy, `ETCOPY_POOL_RELEASE_THRESHOLD`).
 
+    With `cuda-graphs`, a function whose device work is stream-ordered from
+    its first device op to its last (copies of device memory or of pinned
+    transfer buffers, memsets, kernels, stream-ordered delegates and
+    allocations, in one block, on one device, with no host wait, no plain
+    delegate and no host work between them, and nothing it makes used after
+    it) records that work into a CUDA graph at its first call (stream
+    capture on a private stream of the function) and replays it with one
+    `cudaGraphLaunch` while the work's inputs stay the same: the addresses
+    and dynamic layouts of the memrefs it reads, its scalars and the
+    function's stream; other inputs capture again. Its copies are not
+    batched (CUDA 13 cannot capture `cudaMemcpyBatchAsync`). Every other
+    function is lowered as above, with a `GraphNotCaptured` remark that says
+    why. Linear in the size of the functions.
+
     The pass is linear in the size of the module, and the code it emits
     small: per op one call and its line number; constants, file names and
     scratch slots are shared per function (one op per constant value),
