@@ -13,8 +13,8 @@
 # met. The model is virtual time: every figure is exact and the same on
 # every machine.
 #
-#   benchmark.py [--scenarios small,large,chain,peer] [sizes] [--check]
-#                [etcopy-opt ...]
+#   benchmark.py [--scenarios small,large,chain,peer,graphs] [sizes]
+#                [--check] [etcopy-opt ...]
 #
 # With --check, fails (exit status 1) if a structural claim does not hold
 # (call counts, streams, paths; see `checks` below), or if a goal listed
@@ -610,8 +610,65 @@ def peer_move(tools: Tools, args, report: Report) -> None:
     report.add("")
 
 
+def graph_chain(tools: Tools, args, report: Report) -> None:
+    """(e) The chain on the device, called directly and through a CUDA
+    graph (cuda-graphs)."""
+    L, r = args.layers, args.chain_calls
+    report.add(f"### (e) A chain of {L} stream-ordered delegates on the "
+               f"device called {r} times: CUDA graphs", "",
+               f"The method's input and output are on cuda:0 "
+               f"({size(args.activation_bytes)} each); the harness writes "
+               "4 bytes into the input before each call and reads 4 bytes "
+               "of the output after it (untimed, in both variants).", "")
+    mlir, c = generate.graph_chain(L, r, args.activation_bytes)
+    variants = [("stream-ordered delegates, called directly "
+                 "(`place-copies=false`)", "place-copies=false"),
+                ("captured once, replayed (`place-copies=false "
+                 "cuda-graphs=true`)", "place-copies=false cuda-graphs=true")]
+    results = [run_variant(tools, f"graphs-{i}", mlir, c, options)
+               for i, (_, options) in enumerate(variants)]
+    baseline = results[0]
+    rows = []
+    for (label, _), stats in zip(variants, results):
+        entries = stats.groups.get("entry-points", {})
+        per_call = stats.median_ms("chain")
+        rows.append([label, str(entries.get("cudaMemcpyAsync", 0)),
+                     str(entries.get("cudaMallocAsync", 0)),
+                     str(entries.get("cudaStreamBeginCapture", 0)),
+                     str(entries.get("cudaGraphLaunch", 0)),
+                     str(stats.get("", "syncs")),
+                     f"{per_call * 1e3:,.1f} µs",
+                     speedup(results[0].median_ms("chain") / per_call),
+                     modelled(stats.host_ns),
+                     speedup(ratio(baseline, stats))])
+    report.add(*table(["variant", "`cudaMemcpyAsync` calls",
+                       "`cudaMallocAsync` calls", "captures",
+                       "`cudaGraphLaunch` calls", "syncs",
+                       "one call (median)", "speedup",
+                       f"modelled time, {r} calls", "speedup"], rows), "")
+    graphs = results[1].groups.get("entry-points", {})
+    direct = baseline.groups.get("entry-points", {})
+    # Without graphs each call issues its delegates' copies and the
+    # method's copy; with graphs only the capture does (the harness's
+    # copies are synchronous cudaMemcpy).
+    report.goal("e-graph-launch", "with cuda-graphs, one cudaGraphLaunch per "
+                "call and no copy call from the lowered code after the "
+                "first call",
+                graphs.get("cudaGraphLaunch", 0) == r and
+                graphs.get("cudaStreamBeginCapture", 0) == 1 and
+                graphs.get("cudaMemcpyAsync", 0) == L + 1,
+                f"{graphs.get('cudaGraphLaunch', 0)} launches in {r} calls, "
+                f"{graphs.get('cudaStreamBeginCapture', 0)} capture(s), "
+                f"{graphs.get('cudaMemcpyAsync', 0)} cudaMemcpyAsync")
+    report.check(f"called directly, every call issues its {L + 1} copies "
+                 f"({(L + 1) * r})",
+                 direct.get("cudaMemcpyAsync", 0) == (L + 1) * r)
+    report.add("")
+
+
 SCENARIOS = {"small": small_copies, "large": large_copies,
-             "chain": chain_of_delegates, "peer": peer_move}
+             "chain": chain_of_delegates, "peer": peer_move,
+             "graphs": graph_chain}
 
 
 # ===----------------------------------------------------------------------=== #
@@ -627,9 +684,9 @@ def main() -> int:
         os.path.abspath(__file__))))
     llvm = "/usr/lib/llvm-22/bin"
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--scenarios", default="small,large,chain,peer",
-                        help="comma-separated: small, large, chain, peer "
-                        "(default: all)")
+    parser.add_argument("--scenarios", default="small,large,chain,peer,graphs",
+                        help="comma-separated: small, large, chain, peer, "
+                        "graphs (default: all)")
     parser.add_argument("--copies", type=int, default=1000,
                         help="(a) small copies per call (default: 1000)")
     parser.add_argument("--copy-bytes", type=int, default=64,
@@ -644,11 +701,12 @@ def main() -> int:
                         help="(b) other sizes, comma-separated bytes "
                         "(default: 64 KiB, 1 MiB, 16 MiB; empty for none)")
     parser.add_argument("--layers", type=int, default=16,
-                        help="(c) delegates in the chain (default: 16)")
+                        help="(c), (e) delegates in the chain (default: 16)")
     parser.add_argument("--chain-calls", type=int, default=100,
-                        help="(c) calls of the method (default: 100)")
+                        help="(c), (e) calls of the method (default: 100)")
     parser.add_argument("--activation-bytes", type=int, default=64 << 10,
-                        help="(c) bytes of an activation (default: 64 KiB)")
+                        help="(c), (e) bytes of an activation (default: "
+                        "64 KiB)")
     parser.add_argument("--input-bytes", type=int, default=4 << 10,
                         help="(c) bytes of the host tensor each delegate "
                         "reads, 0 for none (default: 4 KiB)")
