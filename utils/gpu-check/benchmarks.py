@@ -16,7 +16,9 @@
 # delegates called 100 times on 64 KiB activations, each variant of the
 # ablation, and 1 MiB of host data per delegate for three of them (where
 # the H200 run found the defaults slower than ExecuTorch-style); (d) 64 MiB
-# from cuda:0 to cuda:1 (two devices). Against the simulator (CI) they take
+# from cuda:0 to cuda:1 (two devices); (e) the chain of 16 delegates on the
+# device, 100 calls, called directly and through a CUDA graph (cuda-graphs).
+# Against the simulator (CI) they take
 # about a minute of CPU, most of it in (b) and the 1 MiB chains.
 #
 # ===----------------------------------------------------------------------=== #
@@ -93,4 +95,12 @@ def programs() -> List[BenchProgram]:
     mlir, c = generate.peer(64 << 20)
     out.append(BenchProgram("peer", "(d) 64 MiB from cuda:0 to cuda:1 (one "
                             "peer copy)", mlir, c, "", devices=2))
+    # (e) The chain on the device, without and with CUDA graphs.
+    mlir, c = generate.graph_chain(16, 100, 64 << 10)
+    out.append(BenchProgram("graphs-direct", "(e) 16 delegates x 100 calls "
+                            "on the device, called directly", mlir, c,
+                            "place-copies=false"))
+    out.append(BenchProgram("graphs-captured", "(e) 16 delegates x 100 calls "
+                            "on the device, cuda-graphs", mlir, c,
+                            "place-copies=false cuda-graphs=true"))
     return out
