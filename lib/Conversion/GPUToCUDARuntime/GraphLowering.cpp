@@ -69,8 +69,11 @@ bool isHoistable(Operation *op) {
 
 /// True when a value of `type` can be one or more words of the key.
 bool isKeyType(Type type) {
-  if (auto memref = dyn_cast<MemRefType>(type))
-    return true;
+  if (auto memref = dyn_cast<MemRefType>(type)) {
+    SmallVector<int64_t> strides;
+    int64_t offset;
+    return succeeded(getStridesAndOffset(memref, strides, offset));
+  }
   return isa<IndexType, IntegerType, FloatType, LLVM::LLVMPointerType>(type) &&
          (!type.isIntOrFloat() || type.getIntOrFloatBitWidth() <= 64);
 }
@@ -123,12 +126,26 @@ std::string analyze(func::FuncOp func, ArrayRef<Operation *> ops,
   // Ops of the span, in order, after hoisting.
   SmallVector<Operation *> span;
   DenseSet<Operation *> inSpan;
+  auto dependsOnSpan = [&](Operation *op) {
+    return llvm::any_of(op->getOperands(), [&](Value operand) {
+      Operation *def = operand.getDefiningOp();
+      return def && inSpan.contains(def);
+    });
+  };
   for (Operation *op = first;; op = op->getNextNode()) {
     bool isLast = op == last;
     if (runtimeOps.contains(op)) {
+      // A transfer buffer's allocation is host work: before the span (its
+      // address is an input), as other host allocations.
+      if (isa<memref::AllocOp>(op) && isTransferBufferOp(op) &&
+          !dependsOnSpan(op)) {
+        Operation *next = op->getNextNode();
+        op->moveBefore(first);
+        op = next->getPrevNode();
+        continue;
+      }
       if (isTransferBufferOp(op))
-        return "a host buffer of transfers is allocated or freed between "
-               "device steps";
+        return "a host buffer of transfers is freed between device steps";
       if (isSynchronous(op))
         return ("the host waits for the device between device steps ('" +
                 op->getName().getStringRef() + "' is synchronous)")
@@ -146,11 +163,7 @@ std::string analyze(func::FuncOp func, ArrayRef<Operation *> ops,
       return ("it calls the plain delegate @" + call.getCallee() +
               ", which synchronises its stream")
           .str();
-    } else if (isHoistable(op) &&
-               llvm::none_of(op->getOperands(), [&](Value operand) {
-                 Operation *def = operand.getDefiningOp();
-                 return def && inSpan.contains(def);
-               })) {
+    } else if (isHoistable(op) && !dependsOnSpan(op)) {
       // Host work that the device work does not wait for: before it.
       if (!isLast) {
         Operation *next = op->getNextNode();
@@ -316,15 +329,17 @@ void mlir::etcopy::cuda_lowering::lowerGraphCaptures(
       continue;
     }
     Value stream = plan.streams.front().second;
-    DenseSet<Operation *> inSpan;
+    SmallVector<Operation *> span;
     for (Operation *op = first; op != last->getNextNode();
          op = op->getNextNode())
-      inSpan.insert(op);
+      span.push_back(op);
+    DenseSet<Operation *> inSpan(span.begin(), span.end());
 
-    // The key: every input of the span but constants, and the stream.
+    // The key, in program order: every input of the span but constants,
+    // and the stream.
     llvm::SetVector<Value> inputs;
     inputs.insert(stream);
-    for (Operation *op : inSpan)
+    for (Operation *op : span)
       for (Value operand : op->getOperands()) {
         Operation *def = operand.getDefiningOp();
         if ((def && inSpan.contains(def)) || isConstant(operand) ||
@@ -381,7 +396,7 @@ void mlir::etcopy::cuda_lowering::lowerGraphCaptures(
 
     // The span's work goes to the capturing stream.
     size_t numOps = 0, numDelegates = 0;
-    for (Operation *op : inSpan) {
+    for (Operation *op : span) {
       auto it = plans.find(op);
       if (it == plans.end())
         continue;

@@ -27,8 +27,9 @@ func.func private @plain(memref<4xf32, #etcopy.device<cuda:0>>)
 // tried, and the work, on the stream that __etcopy_graph_begin returns, is
 // skipped when it replayed. The two independent uploads from the pinned
 // transfer buffer are not batched (CUDA 13 cannot capture a batch). The
-// host wait and the host's read of the result come after the work, on
-// every call.
+// transfer buffer's allocation, between device steps, is moved before the
+// work (its address is an input); the host wait and the host's read of the
+// result come after the work, on every call.
 // CHECK-LABEL: llvm.func @captured
 // CHECK:      %[[KEY:.*]] = llvm.alloca %{{.*}} x !llvm.array<4 x i64>
 // CHECK:      %[[STREAM:.*]] = llvm.call @__etcopy_get_stream(
@@ -56,9 +57,9 @@ func.func private @plain(memref<4xf32, #etcopy.device<cuda:0>>)
 // CHECK:      llvm.return
 // REMARK-DAG: cuda-graphs.mlir:[[# @LINE + 1]]:1: remark: [Passed] GraphCaptured | Category:convert-gpu-to-cuda-runtime | Function=captured | Delegates=1, KeyWords=4, Ops=6, Remark="stream work captured into a CUDA graph at the first call and replayed with one cudaGraphLaunch while its inputs stay the same"
 func.func @captured(%d: memref<4xf32, #etcopy.device<cuda:0>>, %e: memref<4xf32, #etcopy.device<cuda:0>>) -> f32 {
-  %h = memref.alloc() : memref<4xf32>
   %t0 = gpu.wait async
   %tmp, %ta = gpu.alloc async [%t0] () : memref<4xf32, #etcopy.device<cuda:0>>
+  %h = memref.alloc() : memref<4xf32>
   %t1 = gpu.memcpy async [%ta] %tmp, %h : memref<4xf32, #etcopy.device<cuda:0>>, memref<4xf32>
   %t2 = gpu.memcpy async [%ta] %e, %h : memref<4xf32, #etcopy.device<cuda:0>>, memref<4xf32>
   call @scale(%d) : (memref<4xf32, #etcopy.device<cuda:0>>) -> ()
