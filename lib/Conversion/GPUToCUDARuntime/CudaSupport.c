@@ -1394,6 +1394,18 @@ static void release_cell(etcopy_graph_cell *cell) {
   __atomic_store_n(&cell->busy, 0, __ATOMIC_RELEASE);
 }
 
+/* `busy` of a cell whose holder could not begin its capture (the policy
+ * returned): the work runs directly, and __etcopy_graph_end only releases
+ * the cell, which no other thread could take meanwhile. */
+#define ETCOPY_GRAPH_HELD_UNCAPTURED 2
+
+static cudaStream_t run_uncaptured(etcopy_graph_cell *cell,
+                                   cudaStream_t stream) {
+  __atomic_store_n(&cell->busy, ETCOPY_GRAPH_HELD_UNCAPTURED,
+                   __ATOMIC_RELAXED);
+  return stream;
+}
+
 int32_t __etcopy_graph_replay(etcopy_graph_cell *cell, const int64_t *key,
                               uint64_t count, cudaStream_t stream,
                               ETCOPY_LOCATION) {
@@ -1415,20 +1427,16 @@ cudaStream_t __etcopy_graph_begin(etcopy_graph_cell *cell, int32_t state,
     return stream;
   int device = 0;
   if (!check(cudaGetDevice(&device), ETCOPY_AT, "cudaGetDevice",
-             "find the device of the function's graph", 0)) {
-    release_cell(cell);
-    return stream;
-  }
+             "find the device of the function's graph", 0))
+    return run_uncaptured(cell, stream);
   if (cell->stream && cell->device != device)
     release_graph_cell(cell);
   if (!cell->stream) {
     cudaStream_t created = NULL;
     if (!check(cudaStreamCreateWithFlags(&created, cudaStreamNonBlocking),
                ETCOPY_AT, "cudaStreamCreateWithFlags",
-               "create the stream that captures the function's work", 0)) {
-      release_cell(cell);
-      return stream;
-    }
+               "create the stream that captures the function's work", 0))
+      return run_uncaptured(cell, stream);
     __atomic_store_n(&cell->stream, created, __ATOMIC_RELEASE);
     cell->device = device;
     if (!cell->registered) {
@@ -1444,10 +1452,8 @@ cudaStream_t __etcopy_graph_begin(etcopy_graph_cell *cell, int32_t state,
   if (!check(cudaStreamBeginCapture(cell->stream,
                                     cudaStreamCaptureModeThreadLocal),
              ETCOPY_AT, "cudaStreamBeginCapture",
-             "capture the function's work into a graph", 0)) {
-    release_cell(cell);
-    return stream;
-  }
+             "capture the function's work into a graph", 0))
+    return run_uncaptured(cell, stream);
   return cell->stream;
 }
 
@@ -1456,6 +1462,10 @@ void __etcopy_graph_end(etcopy_graph_cell *cell, int32_t state,
                         cudaStream_t stream, ETCOPY_LOCATION) {
   if (state != ETCOPY_GRAPH_CAPTURING)
     return;
+  if (cell->busy == ETCOPY_GRAPH_HELD_UNCAPTURED) {
+    release_cell(cell);
+    return;
+  }
   cudaGraph_t graph = NULL;
   cudaGraphExec_t exec = NULL;
   if (check(cudaStreamEndCapture(cell->stream, &graph), ETCOPY_AT,

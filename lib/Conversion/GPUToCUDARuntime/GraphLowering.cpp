@@ -61,9 +61,7 @@ bool isHoistable(Operation *op) {
   if (op->getNumRegions() != 0)
     return false;
   if (auto alloc = dyn_cast<memref::AllocOp>(op))
-    return classify(alloc.getType()).kind != MemoryPlace::Kind::Device &&
-           !isa_and_present<gpu::AddressSpaceAttr>(
-               alloc.getType().getMemorySpace());
+    return classify(alloc.getType()).kind != MemoryPlace::Kind::Device;
   return isMemoryEffectFree(op);
 }
 
@@ -92,16 +90,16 @@ std::string checkHostSide(Value memref, const ModuleWork &work) {
 }
 
 /// Decides whether `ops`, the runtime ops of `func` in order, can be
-/// captured; returns the reason if not. Sets `capture` and hoists what
+/// captured; returns the reason if not. `delegates` holds every delegate
+/// call of the module. Sets `capture` and hoists what
 /// the span holds but does not need.
 std::string analyze(func::FuncOp func, ArrayRef<Operation *> ops,
-                    const ModuleWork &work, GraphCapture &capture) {
+                    const ModuleWork &work,
+                    const DenseSet<Operation *> &delegates,
+                    GraphCapture &capture) {
   if (!func.getBody().hasOneBlock())
     return "it has control flow (more than one block): the host decides "
            "between device steps";
-  DenseSet<Operation *> delegates;
-  for (auto [call, device] : work.delegateCalls)
-    delegates.insert(call);
   std::optional<int64_t> device;
   Operation *first = nullptr, *last = nullptr;
   for (Operation *op : ops) {
@@ -290,10 +288,13 @@ llvm::MapVector<func::FuncOp, GraphCapture>
 mlir::etcopy::cuda_lowering::findGraphCaptures(const ModuleWork &work,
                                                StringRef pass) {
   llvm::MapVector<func::FuncOp, GraphCapture> captures;
+  DenseSet<Operation *> delegates;
+  for (auto [call, device] : work.delegateCalls)
+    delegates.insert(call);
   for (const auto &[constFunc, ops] : work.runtimeOps) {
     func::FuncOp func = constFunc;
     GraphCapture capture{};
-    std::string why = analyze(func, ops, work, capture);
+    std::string why = analyze(func, ops, work, delegates, capture);
     if (!why.empty()) {
       if (InFlightRemark remark = remarkMissed(func, "GraphNotCaptured", pass))
         remark << RemarkArg("stream work called directly, not captured into "
