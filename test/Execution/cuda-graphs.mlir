@@ -12,9 +12,13 @@
 // RUN:   --remarks-filter=convert-gpu-to-cuda-runtime -o %t.mlir 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=REMARK
 // RUN: env ETCOPY_CUDA_SIM_STATS=1 %run_sim,%t.so < %t.mlir 2>&1 \
-// RUN:   | FileCheck %s --check-prefixes=CHECK,GRAPHS
+// RUN:   | FileCheck %s --check-prefixes=CHECK,GRAPHS,GRAPHS-STATS
 // RUN: etcopy-opt %s --etcopy-to-cuda=place-copies=false | env ETCOPY_CUDA_SIM_STATS=1 %run_sim,%t.so 2>&1 \
-// RUN:   | FileCheck %s --check-prefixes=CHECK,DIRECT
+// RUN:   | FileCheck %s --check-prefixes=CHECK,DIRECT,DIRECT-STATS
+// RUN: %if cuda-gpu %{ %cc -shared -fPIC -I%cuda_sim_include \
+// RUN:   %S/Inputs/graph-delegates.c -o %t.gpu.so %cudart && \
+// RUN:   etcopy-opt %s --etcopy-to-cuda="place-copies=false cuda-graphs=true" \
+// RUN:   | %run_gpu,%t.gpu.so | FileCheck %s --check-prefixes=CHECK,GRAPHS %}
 
 // REMARK-DAG: remark: [Missed] GraphNotCaptured | {{.*}} | Function=show | Reason="it copies pageable host memory
 // REMARK-DAG: remark: [Missed] GraphNotCaptured | {{.*}} | Function=main | Reason="it copies pageable host memory
@@ -62,8 +66,8 @@
 // other two uploads are one batch) and 5 times by @show; without graphs 9
 // times per call of @step and once per call of @first_element. No graph
 // memory is leaked at exit.
-// GRAPHS: entry-points: {{.*}} cudaMemcpyAsync=25 cudaMemcpyBatchAsync=1 {{.*}} cudaStreamBeginCapture=3 cudaStreamEndCapture=3 cudaStreamIsCapturing=4 cudaGraphInstantiate=3 cudaGraphLaunch=10 cudaGraphExecDestroy=3 cudaGraphDestroy=3
-// DIRECT: entry-points: {{.*}} cudaMemcpyAsync=56 cudaMemcpyBatchAsync=1 {{.*}} cudaStreamIsCapturing=10{{$}}
+// GRAPHS-STATS: entry-points: {{.*}} cudaMemcpyAsync=25 cudaMemcpyBatchAsync=1 {{.*}} cudaStreamBeginCapture=3 cudaStreamEndCapture=3 cudaStreamIsCapturing=4 cudaGraphInstantiate=3 cudaGraphLaunch=10 cudaGraphExecDestroy=3 cudaGraphDestroy=3
+// DIRECT-STATS: entry-points: {{.*}} cudaMemcpyAsync=56 cudaMemcpyBatchAsync=1 {{.*}} cudaStreamIsCapturing=10{{$}}
 // CHECK-NOT: leak
 
 func.func private @printMemrefF32(memref<*xf32>) attributes {llvm.emit_c_interface}
