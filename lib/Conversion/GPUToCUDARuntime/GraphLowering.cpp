@@ -148,6 +148,11 @@ std::string analyze(func::FuncOp func, ArrayRef<Operation *> ops,
         return ("the host waits for the device between device steps ('" +
                 op->getName().getStringRef() + "' is synchronous)")
             .str();
+      // cudaMallocManaged is not stream-ordered, and the free of managed
+      // memory synchronises.
+      if (auto alloc = dyn_cast<gpu::AllocOp>(op); alloc && alloc.getHostShared())
+        return "it allocates managed memory (gpu.alloc host_shared), which "
+               "is neither allocated nor freed in stream order";
       if (auto copy = dyn_cast<gpu::MemcpyOp>(op)) {
         auto [src, dst] = classifyCopy(copy);
         for (auto [place, side] : {std::pair(src, copy.getSrc()),

@@ -139,3 +139,14 @@ func.func @two_devices(%d: memref<4xf32, #etcopy.device<cuda:0>>, %e: memref<4xf
   gpu.wait [%t1, %t2]
   return
 }
+
+// Managed memory is neither allocated nor freed in stream order.
+// REMARK-DAG: cuda-graphs.mlir:[[# @LINE + 1]]:1: remark: [Missed] GraphNotCaptured | Category:convert-gpu-to-cuda-runtime | Function=managed | Reason="it allocates managed memory (gpu.alloc host_shared), which is neither allocated nor freed in stream order"
+func.func @managed(%d: memref<4xf32, #etcopy.device<cuda:0>>) {
+  %t0 = gpu.wait async
+  %m, %ta = gpu.alloc async [%t0] host_shared () : memref<4xf32, #etcopy.device<cuda:0>>
+  %t1 = gpu.memcpy async [%ta] %m, %d : memref<4xf32, #etcopy.device<cuda:0>>, memref<4xf32, #etcopy.device<cuda:0>>
+  %t2 = gpu.dealloc async [%t1] %m : memref<4xf32, #etcopy.device<cuda:0>>
+  gpu.wait [%t2]
+  return
+}
