@@ -3,7 +3,9 @@
 // instance runs the recorded work again with the data of that moment, an
 // allocation made in the capture keeps its address across launches, and a
 // launch validates each node as the direct call does (a buffer freed since
-// the capture is a use after free). The statistics count one cudaGraphLaunch
+// the capture is a use after free, a free node of memory the graph did not
+// allocate a double free at the second launch, reported as the free it
+// replays). The statistics count one cudaGraphLaunch
 // per launch and no copy call after the capture; the timing model charges
 // one GRAPH_LAUNCH for the three nodes of each launch.
 
@@ -81,6 +83,25 @@ int main(void) {
   // CHECK-NEXT: etcopy-cuda-sim: error: cudaGraphLaunch: {{.*}}freed{{.*}}
   // CHECK-NEXT: launch after free -> cudaErrorInvalidValue
 
+  // A free node of memory the graph did not allocate frees it at the first
+  // launch; the second launch frees it again.
+  cudaGraph_t G3;
+  cudaGraphExec_t GE3;
+  void *Outside = NULL;
+  cudaMallocAsync(&Outside, 64, S);
+  cudaStreamBeginCapture(S, cudaStreamCaptureModeGlobal);
+  cudaFreeAsync(Outside, S);
+  cudaStreamEndCapture(S, &G3);
+  cudaGraphInstantiate(&GE3, G3, 0);
+  show("free node first launch", cudaGraphLaunch(GE3, S));
+  cudaStreamSynchronize(S);
+  show("free node second launch", cudaGraphLaunch(GE3, S));
+  // CHECK-NEXT: free node first launch -> cudaSuccess
+  // CHECK-NEXT: etcopy-cuda-sim: error: cudaFreeAsync: double free: 0x{{[0-9a-f]+}} was already freed (a 64-byte device allocation on cuda:0, freed by cudaFreeAsync on S{{[0-9]+}})
+  // CHECK-NEXT: free node second launch -> cudaErrorInvalidValue
+  cudaGraphExecDestroy(GE3);
+  cudaGraphDestroy(G3);
+
   cudaGraphExecDestroy(GE2);
   cudaGraphDestroy(G2);
   cudaGraphExecDestroy(GE);
@@ -92,8 +113,8 @@ int main(void) {
   printf("done\n");
   // CHECK-NEXT: done
   // The three copies ran three times, from one cudaMemcpyAsync call each
-  // (the fourth call is the capture of the second graph).
-  // CHECK: etcopy-cuda-sim: stats: streams_created=1 streams_destroyed=1 syncs=4 copies=9 {{.*}}
-  // CHECK: entry-points: {{.*}} cudaMemcpyAsync=4 {{.*}} cudaGraphLaunch=4 
+  // (the fourth call is the capture of the second graph); six launches.
+  // CHECK: etcopy-cuda-sim: stats: streams_created=1 streams_destroyed=1 syncs=5 copies=9 {{.*}}
+  // CHECK: entry-points: {{.*}} cudaMemcpyAsync=4 {{.*}} cudaGraphLaunch=6 
   return 0;
 }
