@@ -9,16 +9,40 @@
 // per launch and no copy call after the capture; the timing model charges
 // one GRAPH_LAUNCH for the three nodes of each launch.
 
-// RUN: %cc %s -I%cuda_sim_include -o %t %etcopy_cuda_sim -Wl,-rpath,%etcopy_lib_dir
+// RUN: %cc %s -I%cuda_sim_include -o %t -lpthread %etcopy_cuda_sim -Wl,-rpath,%etcopy_lib_dir
 // RUN: env ETCOPY_CUDA_SIM_STATS=1 %t 2>&1 | FileCheck %s --implicit-check-not="etcopy-cuda-sim: error"
 
 #include "CudaRuntimeSubset.h"
 #include "CudaSimModel.h"
 
+#include <pthread.h>
 #include <stdio.h>
 
 static void show(const char *What, cudaError_t Status) {
   printf("%s -> %s\n", What, cudaGetErrorName(Status));
+}
+
+/// What another thread does while the main thread captures.
+static cudaStream_t Captured;
+static void *endElsewhere(void *Unused) {
+  (void)Unused;
+  cudaGraph_t G;
+  show("capture-thread end on another thread",
+       cudaStreamEndCapture(Captured, &G));
+  return NULL;
+}
+static void *mallocElsewhere(void *Unused) {
+  (void)Unused;
+  void *P = NULL;
+  show("capture-thread malloc on another thread", cudaMalloc(&P, 16));
+  if (P)
+    cudaFree(P);
+  return NULL;
+}
+static void runThread(void *(*Body)(void *)) {
+  pthread_t Thread;
+  pthread_create(&Thread, NULL, Body, NULL);
+  pthread_join(Thread, NULL);
 }
 
 int main(void) {
@@ -111,6 +135,28 @@ int main(void) {
   // CHECK-NEXT: free node second launch -> cudaErrorInvalidValue
   cudaGraphExecDestroy(GE3);
   cudaGraphDestroy(G3);
+
+  // capture-thread: a capture not begun in relaxed mode is ended on its
+  // thread; a thread-local capture leaves other threads' unsafe calls
+  // alone, a global one forbids them.
+  cudaGraph_t G4;
+  Captured = S;
+  cudaStreamBeginCapture(S, cudaStreamCaptureModeThreadLocal);
+  runThread(endElsewhere);
+  runThread(mallocElsewhere);
+  show("capture-thread end", cudaStreamEndCapture(S, &G4));
+  cudaGraphDestroy(G4);
+  cudaStreamBeginCapture(S, cudaStreamCaptureModeGlobal);
+  runThread(mallocElsewhere);
+  show("capture-thread global end", cudaStreamEndCapture(S, &G4));
+  // CHECK-NEXT: etcopy-cuda-sim: error: cudaStreamEndCapture: the capture of S{{[0-9]+}} began on another thread, not in cudaStreamCaptureModeRelaxed
+  // CHECK-NEXT: capture-thread end on another thread -> cudaErrorStreamCaptureWrongThread
+  // CHECK-NEXT: capture-thread malloc on another thread -> cudaSuccess
+  // CHECK-NEXT: capture-thread end -> cudaSuccess
+  // CHECK-NEXT: etcopy-cuda-sim: error: cudaMalloc: a potentially unsafe call (it may synchronise implicitly) while S{{[0-9]+}} captures a graph in cudaStreamCaptureModeGlobal mode; the capture is invalidated
+  // CHECK-NEXT: capture-thread malloc on another thread -> cudaErrorStreamCaptureUnsupported
+  // CHECK-NEXT: etcopy-cuda-sim: error: cudaStreamEndCapture: the capture of S{{[0-9]+}} was invalidated by an earlier call; no graph is returned
+  // CHECK-NEXT: capture-thread global end -> cudaErrorStreamCaptureInvalidated
 
   cudaGraphExecDestroy(GE2);
   cudaGraphDestroy(G2);
