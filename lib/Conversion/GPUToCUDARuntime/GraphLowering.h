@@ -37,7 +37,8 @@ findGraphCaptures(const ModuleWork &work, StringRef pass);
 /// calls of the runtime support and the blocks that skip the span on a
 /// replay. The span's ops then use the stream that captures them. A
 /// function that planning gave several streams or device switches is left
-/// as it is, with a remark.
+/// as it is (its copies unbatched, as planned for a capture), with a
+/// remark.
 void lowerGraphCaptures(
     const llvm::MapVector<func::FuncOp, GraphCapture> &captures,
     const DenseMap<Operation *, FunctionPlan *> &functionPlans,
