@@ -13,6 +13,7 @@
 // The simulator's own pool queries, to see what the C API did to the pools.
 #include "etcopy/Runtime/CudaApi.h"
 
+#include "TestSupport.h"
 #include "gtest/gtest.h"
 
 #include <cstdio>
@@ -404,19 +405,7 @@ TEST(CApiTest, CudaAllocatorOptionsArgumentErrors) {
 
 namespace {
 
-/// Runs `body` (a failure description, empty on success) in the death
-/// test's child and exits: 0 on success, 3 after printing the failure. A
-/// pool's threshold is only ever raised, so each case needs a simulator of
-/// its own, unseen by the other tests of the process.
-template <typename Body> [[noreturn]] void runAndExit(Body body) {
-  std::string failure = body();
-  if (!failure.empty()) {
-    std::fprintf(stderr, "child failure: %s\n", failure.c_str());
-    std::fflush(stderr);
-    std::exit(3);
-  }
-  std::exit(0);
-}
+using etcopy::runtime::testsupport::runAndExit;
 
 /// What the simulator says of the current pool of cuda:0: its release
 /// threshold and the bytes it has mapped.
@@ -458,6 +447,8 @@ std::string registerAndUse(const etcopy_cuda_allocator_options &options,
 
 } // namespace
 
+// Each case runs in a process of its own: a pool's threshold is only ever
+// raised, so each needs a simulator that no other test has touched.
 TEST(CApiTest, PoolPolicyFromOptions) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   // A threshold of its own: the pool gets it and keeps no more than it.

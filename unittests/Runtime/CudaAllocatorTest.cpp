@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "FakeCuda.h"
+#include "TestSupport.h"
 #include "etcopy/Runtime/CudaApi.h"
 
 #include "gtest/gtest.h"
@@ -30,11 +31,7 @@
 
 using namespace etcopy::runtime;
 using namespace etcopy::runtime::fakecuda;
-
-/// Expects `text` to contain `part`.
-#define EXPECT_CONTAINS(text, part)                                            \
-  EXPECT_NE(std::string(text).find(part), std::string::npos)                   \
-      << "'" << (text) << "' does not contain '" << (part) << "'"
+using etcopy::runtime::testsupport::runAndExit;
 
 //===----------------------------------------------------------------------===//
 // The fake CUDA runtime (FakeCuda.h), without memory pools
@@ -744,20 +741,6 @@ protected:
       GTEST_SKIP() << "needs ETCOPY_CUDA_SIM_DEVICES >= 2, have "              \
                    << deviceCount;                                             \
   } while (false)
-
-/// Runs `body` (returning a failure description, empty on success) and exits
-/// the process: 0 on success, 3 after printing the failure. Used as the
-/// statement of death tests that need a process of their own.
-template <typename Body> [[noreturn]] void runAndExit(Body body) {
-  std::string failure = body();
-  if (!failure.empty()) {
-    std::fprintf(stderr, "child failure: %s\n", failure.c_str());
-    std::fflush(stderr);
-    std::exit(3);
-  }
-  // A plain exit runs the simulator's leak check.
-  std::exit(0);
-}
 
 } // namespace
 

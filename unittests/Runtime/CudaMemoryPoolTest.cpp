@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "FakeCuda.h"
+#include "TestSupport.h"
 #include "etcopy/Runtime/CudaApi.h"
 
 #include "gtest/gtest.h"
@@ -23,10 +24,7 @@
 
 using namespace etcopy::runtime;
 using namespace etcopy::runtime::fakecuda;
-
-#define EXPECT_CONTAINS(text, part)                                            \
-  EXPECT_NE(std::string(text).find(part), std::string::npos)                   \
-      << "'" << (text) << "' does not contain '" << (part) << "'"
+using etcopy::runtime::testsupport::runAndExit;
 
 namespace {
 
@@ -354,19 +352,6 @@ uint64_t reservedBytes(const CudaApi &api, int ordinal) {
                 pool, CudaApi::kMemPoolAttrReservedMemCurrent, &bytes),
             0);
   return bytes;
-}
-
-/// Runs `body` (a failure description, empty on success) and exits: 0 on
-/// success, 3 after printing the failure; a plain exit runs the simulator's
-/// exit-time checks and statistics.
-template <typename Body> [[noreturn]] void runAndExit(Body body) {
-  std::string failure = body();
-  if (!failure.empty()) {
-    std::fprintf(stderr, "child failure: %s\n", failure.c_str());
-    std::fflush(stderr);
-    std::exit(3);
-  }
-  std::exit(0);
 }
 
 /// Allocates and frees `size` bytes on cuda:0 `times` times through a
