@@ -23,6 +23,7 @@
 #include "CudaSimKernels.h"
 
 #include <cinttypes>
+#include <initializer_list>
 
 using namespace etcopy::cudasim;
 
