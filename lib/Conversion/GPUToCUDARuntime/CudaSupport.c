@@ -1487,7 +1487,9 @@ void __etcopy_graph_end(etcopy_graph_cell *cell, int32_t state,
                         cudaStream_t stream, ETCOPY_LOCATION) {
   if (state != ETCOPY_GRAPH_CAPTURING)
     return;
-  if (cell->busy == ETCOPY_GRAPH_HELD_UNCAPTURED) {
+  /* Other threads test the flag (and find it set) meanwhile. */
+  if (__atomic_load_n(&cell->busy, __ATOMIC_RELAXED) ==
+      ETCOPY_GRAPH_HELD_UNCAPTURED) {
     release_cell(cell);
     return;
   }
