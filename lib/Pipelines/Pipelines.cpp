@@ -12,13 +12,6 @@
 
 #include "etcopy/Conversion/Passes.h"
 #include "mlir/Conversion/ControlFlowToSCF/ControlFlowToSCF.h"
-#include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
-#include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
-#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
-#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
-#include "mlir/Dialect/MemRef/Transforms/Passes.h"
-#include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -56,27 +49,17 @@ static void addTensorStages(OpPassManager &pm, const OptionsT &options) {
 }
 
 /// The kernels of the module's gpu.modules: a host version of each (for the
-/// simulator), then the NVVM lowering and an object per gpu.module (a
-/// gpu.binary). Each stage leaves a module without gpu.module unchanged.
+/// simulator), then upstream's NVPTX path and an object per gpu.module (a
+/// gpu.binary). Each stage leaves a module without gpu.module unchanged and
+/// preserves its analyses (no verification).
 static void addKernelStages(OpPassManager &pm, StringRef chip,
                             KernelObjectFormat format) {
   pm.addPass(createEtCopyOutlineHostKernels());
-  GpuNVVMAttachTargetOptions target;
-  target.chip = chip.str();
-  pm.addPass(createGpuNVVMAttachTarget(target));
-  // The kernels' structured control flow, views and affine maps first, as
-  // upstream's gpu-lower-to-nvvm-pipeline lowers them: convert-gpu-to-nvvm
-  // lowers the rest.
-  OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
-  kernels.addPass(createSCFToControlFlowPass());
-  kernels.addPass(memref::createExpandStridedMetadataPass());
-  kernels.addPass(createLowerAffinePass());
-  kernels.addPass(createConvertGpuOpsToNVVMOps());
-  kernels.addPass(createReconcileUnrealizedCastsPass());
-  GpuModuleToBinaryPassOptions binary;
-  binary.compilationTarget.clear();
-  llvm::raw_string_ostream(binary.compilationTarget) << format;
-  pm.addPass(createGpuModuleToBinaryPass(binary));
+  EtCopyCompileKernelsOptions kernels;
+  kernels.chip = chip.str();
+  kernels.format.clear();
+  llvm::raw_string_ostream(kernels.format) << format;
+  pm.addPass(createEtCopyCompileKernels(kernels));
 }
 
 void etcopy::buildEtCopyToCUDAPipeline(OpPassManager &pm,

@@ -398,4 +398,42 @@ def EtCopyOutlineHostKernels
   ];
 }
 
+def EtCopyCompileKernels
+    : EtCopyPass<"etcopy-compile-kernels", "::mlir::ModuleOp"> {
+  let summary = "Compile the module's gpu.modules with upstream's NVPTX "
+                "path, if it has any";
+  let description = [{
+    The second kernel stage of `--etcopy-to-cuda`, after
+    `etcopy-outline-host-kernels`. When the module holds a `gpu.module`, it
+    runs upstream's NVPTX path on it, as a pipeline of upstream passes that
+    behave exactly as they do on their own:
+
+    1. `nvvm-attach-target{chip=<chip>}`;
+    2. in each `gpu.module`: `convert-scf-to-cf`, `expand-strided-metadata`,
+       `lower-affine`, `convert-gpu-to-nvvm`, `reconcile-unrealized-casts`
+       (the kernels' structured control flow, views and affine maps first,
+       as upstream's `gpu-lower-to-nvvm-pipeline` lowers them);
+    3. `gpu-module-to-binary{format=<format>}`: each `gpu.module` becomes a
+       `gpu.binary`.
+
+    A module without `gpu.module` is left as it is and every analysis is
+    preserved, so that the pass manager does not verify it again. Those
+    upstream passes leave such a module unchanged too, but the pass manager
+    cannot know it and verified the whole module after each: 6 % of the
+    work of `--etcopy-to-cuda` on a module of 20 000 copies
+    (docs/CompileTime.md).
+
+    Linear in the size of the module when it has no `gpu.module` (one look
+    at its top-level ops); otherwise what the upstream passes cost.
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"sm_90\"",
+           "The GPU architecture the kernels are compiled for "
+           "(nvvm-attach-target's chip; default: sm_90)">,
+    Option<"format", "format", "std::string", /*default=*/"\"isa\"",
+           "What each gpu.module becomes (gpu-module-to-binary's format): "
+           "isa (PTX), bin (a cubin) or fatbin (default: isa)">,
+  ];
+}
+
 #endif // ETCOPY_CONVERSION_PASSES_TD

@@ -385,12 +385,14 @@ void ConvertGPUToCUDARuntimePass::runOnOperation() {
   if (failed(support.checkModuleSymbols()))
     return signalPassFailure();
 
-  DenseSet<Operation *> addressOnlyViews;
+  // Each view is classified once, however many runtime ops use it.
+  DenseSet<Operation *> addressOnlyViews, classifiedViews;
   for (auto &[func, ops] : work.runtimeOps)
     for (Operation *op : ops)
       for (Value operand : op->getOperands())
         if (auto view = operand.getDefiningOp<memref::ViewOp>();
-            view && isAddressOnlyView(view, indexBitwidth))
+            view && classifiedViews.insert(view).second &&
+            isAddressOnlyView(view, indexBitwidth))
           addressOnlyViews.insert(view);
   // The delegate calls are planned and lowered by the conversion from here.
   for (Operation *call : llvm::make_first_range(work.streamOrderedCalls))

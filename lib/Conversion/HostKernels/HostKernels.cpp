@@ -218,8 +218,10 @@ struct EtCopyOutlineHostKernelsPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SmallVector<gpu::GPUModuleOp> gpuModules(module.getOps<gpu::GPUModuleOp>());
-    if (gpuModules.empty())
+    if (gpuModules.empty()) {
+      markAllAnalysesPreserved();
       return;
+    }
     SymbolTable symbols(module);
     // Host versions, by module and kernel name.
     DenseMap<std::pair<StringAttr, StringAttr>, func::FuncOp> hostKernels;
