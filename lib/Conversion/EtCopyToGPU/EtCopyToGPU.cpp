@@ -45,6 +45,10 @@ static std::pair<Value, Value> getDeviceCopyOperands(Operation *op);
 /// The flag of the pass, the subcategory of its remarks.
 static constexpr StringLiteral kPassName = "convert-etcopy-to-gpu";
 
+/// How many frees of host memory in flight may wait for the next host wait
+/// before a host allocation makes them wait for their copy alone.
+static constexpr size_t kDeferredFreesKept = 8;
+
 /// True for a memref (ranked or unranked) in a device memory space.
 static bool isDeviceMemRef(Type type) {
   return isa<BaseMemRefType>(type) && getPlacement(type).isDevice();
@@ -678,13 +682,14 @@ void EtCopyToGPULowering::freeBeforeAllocation(memref::AllocOp alloc,
   // wait where device work is queued after them: the host waits for the
   // last of those alone, and the memory can serve the allocation. Where
   // nothing is queued after a copy, that wait would be a full one: its frees
-  // stay deferred, adding no wait. One deferred free is let wait for the
-  // next host wait: a method alternating uploads with delegates and host
-  // reads of their results has one per step, which that wait (reading the
-  // step's result) frees anyway, and an event wait there costs more than
-  // the one buffer saves (docs/CUDALowering.md). Two or more mean the host
-  // runs ahead of the device, holding a buffer per upload.
-  if (chain.deferredFrees.size() < 2)
+  // stay deferred, adding no wait. Up to kDeferredFreesKept frees wait for
+  // the next host wait, as before: a method alternating uploads with
+  // delegates and host reads of their results has one per step, freed by
+  // the wait that reads the step's result, and a short chain of delegates
+  // a few; an event wait there costs more time than the buffers it frees
+  // early are worth (docs/CUDALowering.md). More mean the host runs ahead
+  // of the device, holding a buffer per upload: the wait bounds that.
+  if (chain.deferredFrees.size() <= kDeferredFreesKept)
     return;
   std::optional<Conflict> target;
   for (const Conflict &conflict : llvm::make_second_range(chain.deferredFrees))
