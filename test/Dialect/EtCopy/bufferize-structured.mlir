@@ -3,6 +3,9 @@
 // RUN:       --implicit-check-not=bufferization.dealloc \
 // RUN:       --implicit-check-not=bufferization.clone \
 // RUN:       --implicit-check-not=memref.extract_strided_metadata
+// RUN: etcopy-opt %s -split-input-file --etcopy-bufferize \
+// RUN:   --remarks-filter=etcopy-bufferize -o /dev/null 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=REMARK
 
 // etcopy-bufferize frees each buffer right after its last use through
 // scf.for and scf.if too, in the block that owns it: a buffer of the
@@ -193,7 +196,8 @@ func.func private @reverse(tensor<4xf32, #etcopy.device<cuda:0>>) -> tensor<4xf3
 // not to the branch, and is used after the inner loop (by the scf.if, in
 // the other branch): the inner loop gets a copy (no alignment: made by
 // this pass, not by One-Shot Bufferize), and %a is freed after the scf.if.
-// (LoopStateCopied remark.)
+// REMARK: [Passed] BufferFreed | Category:etcopy-bufferize | Function=device_state | Buffer="argument #1 of 'scf.for'", LastUse=func.call
+// REMARK: [Passed] LoopStateCopied | Category:etcopy-bufferize | Function=nested | Buffer="result #0 of 'func.call'", Remark="the loop's initial buffer is copied into one the loop owns and frees"
 // CHECK-LABEL: func.func @nested(
 // CHECK:         %[[OUTER:.*]] = scf.for {{.*}} iter_args(%[[S:.*]] = %{{.*}})
 // CHECK-NEXT:      %[[A:.*]] = func.call @reverse(%[[S]])
