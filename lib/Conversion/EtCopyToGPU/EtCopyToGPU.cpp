@@ -142,14 +142,17 @@ public:
   /// flight.
   bool conflicts(MemoryEffects::Effect *effect, Value value,
                  LocalAliasAnalysis &aliasAnalysis) const {
-    return findConflict(effect, value, aliasAnalysis).conflicts;
+    return findConflict(effect, value, aliasAnalysis, /*latest=*/false)
+        .conflicts;
   }
 
   /// Same, with what the host would have to wait for: the copy issued last
-  /// of those the access may touch, or everything (a null token) where one
-  /// of them has no token or too many were compared.
+  /// of those the access may touch (with `latest`; any of them otherwise),
+  /// or everything (a null token) where one of them has no token or too
+  /// many were compared.
   Conflict findConflict(MemoryEffects::Effect *effect, Value value,
-                        LocalAliasAnalysis &aliasAnalysis) const {
+                        LocalAliasAnalysis &aliasAnalysis,
+                        bool latest = true) const {
     Conflict conflict;
     auto everything = [&] {
       conflict.conflicts = true;
@@ -192,6 +195,8 @@ public:
           conflict.token = copy.token;
           conflict.order = copy.order;
         }
+        if (!latest)
+          return conflict;
       }
     }
     return conflict;
@@ -637,8 +642,8 @@ bool EtCopyToGPULowering::waitForCopy(Operation *op, BlockChain &chain,
                                       const Twine &reason) {
   // Where device work is queued after the copy (a stream-ordered delegate,
   // the next copies), waiting for the copy alone (an event recorded after
-  // it, in the CUDA lowering) lets that work run on; where nothing is, a
-  // full wait costs the same and ends the chain's work in flight.
+  // it, in the CUDA lowering) lets that work run on; where nothing is, the
+  // wait would be a full one.
   if (!copy.token || (copy.token == chain.token && !chain.callAfterToken))
     return false;
   rewriter.setInsertionPoint(op);
