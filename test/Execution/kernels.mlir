@@ -21,15 +21,20 @@
 // RUN:   -I%cuda_sim_include %S/Inputs/delegates.c -o %t.gpu.so %cudart && \
 // RUN:   %run_gpu,%t.gpu.so < %t.cuda.mlir | FileCheck %s %}
 
+// The simulator's host kernels are handed over through dlsym, not linked.
 // LINK-NOT: mgpu
 // LINK-NOT: llvm.func @cu{{[A-Z]}}
+// LINK-NOT: llvm.func @etcopy_cuda_sim
 // LINK: llvm.func @cudaLibraryLoadData(
 // LINK-NOT: mgpu
+// LINK-NOT: llvm.func @etcopy_cuda_sim
 
-// One load, one look-up; a launch per call, after the delegate's work and
-// before the download, with no host wait between them.
+// One load of the image (the PTX alone), the host kernels attached beside
+// it, one look-up; a launch per call, after the delegate's work and before
+// the download, with no host wait between them.
 // TRACE: cudaMemcpyAsync({{.*}}HostToDevice, stream=[[S:S[0-9]+]])
-// TRACE: cudaLibraryLoadData(PTX image, {{[0-9]+}} bytes, 1 host kernels) -> library 1
+// TRACE: cudaLibraryLoadData(PTX image, {{[0-9]+}} bytes) -> library 1
+// TRACE-NEXT: etcopy_cuda_sim_attach_host_kernels(library 1, 1 host kernels)
 // TRACE-NEXT: cudaLibraryGetKernel(library 1, "add_index")
 // TRACE-NEXT: cudaLaunchKernel(add_index, grid=(2, 1, 1), block=(2, 1, 1), shared=0, stream=[[S]])
 // TRACE-NEXT: cudaMemcpyAsync({{.*}}DeviceToHost, stream=[[S]])
@@ -37,6 +42,7 @@
 // CHECK: sizes = [4] strides = [1] data =
 // CHECK-NEXT: [2, -3, 5, 83]
 // TRACE-NOT: cudaLibraryLoadData
+// TRACE-NOT: etcopy_cuda_sim_attach_host_kernels
 // TRACE-NOT: cudaLibraryGetKernel
 // TRACE: cudaLaunchKernel(add_index, grid=(2, 1, 1), block=(2, 1, 1), shared=0, stream=[[S]])
 // CHECK: sizes = [4] strides = [1] data =

@@ -1,14 +1,16 @@
 //===- CudaAllocatorTest.cpp - Tests of the CUDA allocator ----------------===//
 //
 // Unit tests of CudaApi and of what is built on it (CudaAllocator,
-// PinnedHostAllocator, HostRegistration) on three CUDA runtimes: a fake
-// table (every error path, device switching and restoring, which calls are
-// made), the CUDA simulator libetcopy_cuda_sim.so (when built; fault
+// PinnedHostAllocator, HostRegistration) on three CUDA runtimes: the fake
+// table of FakeCuda.h without memory pools (every error path, device
+// switching and restoring, which calls are made), the CUDA simulator libetcopy_cuda_sim.so (when built; fault
 // injection, statistics and the leak check run in fresh processes), and the
 // real libcudart (skipped unless it loads and reports a device).
 //
 //===----------------------------------------------------------------------===//
 
+#include "FakeCuda.h"
+#include "TestSupport.h"
 #include "etcopy/Runtime/CudaApi.h"
 
 #include "gtest/gtest.h"
@@ -22,245 +24,20 @@
 #include <cstdlib>
 #include <cstring>
 #include <dlfcn.h>
-#include <map>
 #include <numeric>
 #include <string>
 #include <unistd.h>
 #include <vector>
 
 using namespace etcopy::runtime;
-
-/// Expects `text` to contain `part`.
-#define EXPECT_CONTAINS(text, part)                                            \
-  EXPECT_NE(std::string(text).find(part), std::string::npos)                   \
-      << "'" << (text) << "' does not contain '" << (part) << "'"
+using namespace etcopy::runtime::fakecuda;
+using etcopy::runtime::testsupport::runAndExit;
 
 //===----------------------------------------------------------------------===//
-// A fake CUDA runtime
+// The fake CUDA runtime (FakeCuda.h), without memory pools
 //===----------------------------------------------------------------------===//
 
 namespace {
-
-/// State of the fake CUDA runtime; tests set the *Status fields to make a
-/// call fail with that cudaError_t.
-struct FakeCuda {
-  int deviceCount = 2;
-  int current = 0;
-  int getDeviceCountStatus = 0;
-  int getDeviceStatus = 0;
-  int mallocStatus = 0;
-  int freeStatus = 0;
-  int memcpyStatus = 0;
-  /// Index (0-based) of the cudaSetDevice call that fails, or -1.
-  int failSetDeviceCall = -1;
-  std::vector<int> setDeviceCalls;
-  /// Live allocations and the device current when each was made.
-  std::map<void *, int> live;
-  int mallocCalls = 0;
-  int memcpyCalls = 0;
-  int memcpyAsyncCalls = 0;
-  int lastMemcpyKind = -1;
-  int lastMemcpyDevice = -1;
-  void *lastStream = nullptr;
-  int streamSynchronizeCalls = 0;
-  int deviceSynchronizeCalls = 0;
-  int lastSynchronizeDevice = -1;
-
-  // Pinned host memory and registrations.
-  int mallocHostStatus = 0;
-  /// Index (0-based) of the cudaMallocHost call that fails with
-  /// cudaErrorMemoryAllocation, or -1.
-  int failMallocHostCall = -1;
-  int freeHostStatus = 0;
-  int hostRegisterStatus = 0;
-  int hostUnregisterStatus = 0;
-  /// Bytes past a page boundary at which cudaMallocHost places its result.
-  std::size_t mallocHostOffset = 0;
-  /// cudaMallocHost succeeds with a null pointer.
-  bool mallocHostReturnsNull = false;
-  /// Live pinned allocations: the pointer returned and the block holding it.
-  std::map<void *, void *> liveHost;
-  /// Registered ranges: start and size.
-  std::map<char *, std::size_t> registered;
-  int mallocHostCalls = 0;
-  int freeHostCalls = 0;
-  int hostRegisterCalls = 0;
-  unsigned lastRegisterFlags = ~0u;
-};
-
-FakeCuda *fake = nullptr;
-
-int fakeGetDeviceCount(int *count) {
-  if (fake->getDeviceCountStatus)
-    return fake->getDeviceCountStatus;
-  *count = fake->deviceCount;
-  return 0;
-}
-int fakeGetDevice(int *device) {
-  if (fake->getDeviceStatus)
-    return fake->getDeviceStatus;
-  *device = fake->current;
-  return 0;
-}
-int fakeSetDevice(int device) {
-  int index = static_cast<int>(fake->setDeviceCalls.size());
-  fake->setDeviceCalls.push_back(device);
-  if (index == fake->failSetDeviceCall)
-    return 101; // cudaErrorInvalidDevice
-  fake->current = device;
-  return 0;
-}
-int fakeMalloc(void **ptr, std::size_t size) {
-  ++fake->mallocCalls;
-  if (fake->mallocStatus)
-    return fake->mallocStatus;
-  *ptr = std::malloc(size);
-  fake->live[*ptr] = fake->current;
-  return 0;
-}
-int fakeFree(void *ptr) {
-  if (fake->freeStatus)
-    return fake->freeStatus;
-  if (ptr && !fake->live.erase(ptr))
-    return 1; // cudaErrorInvalidValue
-  std::free(ptr);
-  return 0;
-}
-int fakeMemcpy(void *dst, const void *src, std::size_t count, int kind) {
-  ++fake->memcpyCalls;
-  fake->lastMemcpyKind = kind;
-  fake->lastMemcpyDevice = fake->current;
-  if (fake->memcpyStatus)
-    return fake->memcpyStatus;
-  std::memcpy(dst, src, count);
-  return 0;
-}
-int fakeMemcpyAsync(void *dst, const void *src, std::size_t count, int kind,
-                    void *stream) {
-  ++fake->memcpyAsyncCalls;
-  fake->lastStream = stream;
-  fake->lastMemcpyKind = kind;
-  fake->lastMemcpyDevice = fake->current;
-  if (fake->memcpyStatus)
-    return fake->memcpyStatus;
-  std::memcpy(dst, src, count);
-  return 0;
-}
-int fakeStreamSynchronize(void *stream) {
-  ++fake->streamSynchronizeCalls;
-  fake->lastStream = stream;
-  fake->lastSynchronizeDevice = fake->current;
-  return 0;
-}
-int fakeDeviceSynchronize() {
-  ++fake->deviceSynchronizeCalls;
-  fake->lastSynchronizeDevice = fake->current;
-  return 0;
-}
-int fakeMallocHost(void **ptr, std::size_t size) {
-  if (fake->mallocHostCalls++ == fake->failMallocHostCall)
-    return 2; // cudaErrorMemoryAllocation
-  if (fake->mallocHostStatus)
-    return fake->mallocHostStatus;
-  if (fake->mallocHostReturnsNull) {
-    *ptr = nullptr;
-    return 0;
-  }
-  std::size_t total = (size + fake->mallocHostOffset + 4095) / 4096 * 4096;
-  void *block = std::aligned_alloc(4096, total);
-  *ptr = static_cast<char *>(block) + fake->mallocHostOffset;
-  fake->liveHost[*ptr] = block;
-  return 0;
-}
-int fakeFreeHost(void *ptr) {
-  ++fake->freeHostCalls;
-  if (fake->freeHostStatus)
-    return fake->freeHostStatus;
-  auto it = fake->liveHost.find(ptr);
-  if (it == fake->liveHost.end())
-    return ptr ? 1 : 0; // cudaErrorInvalidValue
-  std::free(it->second);
-  fake->liveHost.erase(it);
-  return 0;
-}
-int fakeHostRegister(void *ptr, std::size_t size, unsigned flags) {
-  ++fake->hostRegisterCalls;
-  fake->lastRegisterFlags = flags;
-  if (fake->hostRegisterStatus)
-    return fake->hostRegisterStatus;
-  char *begin = static_cast<char *>(ptr);
-  for (const auto &[start, length] : fake->registered)
-    if (begin < start + length && start < begin + size)
-      return 712; // cudaErrorHostMemoryAlreadyRegistered
-  fake->registered[begin] = size;
-  return 0;
-}
-int fakeHostUnregister(void *ptr) {
-  if (fake->hostUnregisterStatus)
-    return fake->hostUnregisterStatus;
-  if (!fake->registered.erase(static_cast<char *>(ptr)))
-    return 713; // cudaErrorHostMemoryNotRegistered
-  return 0;
-}
-const char *fakeGetErrorName(int error) {
-  switch (error) {
-  case 0:
-    return "cudaSuccess";
-  case 1:
-    return "cudaErrorInvalidValue";
-  case 2:
-    return "cudaErrorMemoryAllocation";
-  case 35:
-    return "cudaErrorInsufficientDriver";
-  case 101:
-    return "cudaErrorInvalidDevice";
-  case 700:
-    return "cudaErrorIllegalAddress";
-  case 712:
-    return "cudaErrorHostMemoryAlreadyRegistered";
-  case 713:
-    return "cudaErrorHostMemoryNotRegistered";
-  }
-  return "unrecognized error code";
-}
-const char *fakeGetErrorString(int error) {
-  switch (error) {
-  case 2:
-    return "out of memory";
-  case 35:
-    return "CUDA driver version is insufficient for CUDA runtime version";
-  case 101:
-    return "invalid device ordinal";
-  case 700:
-    return "an illegal memory access was encountered";
-  case 712:
-    return "part or all of the requested memory range is already mapped";
-  case 713:
-    return "pointer does not correspond to a registered memory region";
-  }
-  return "some error";
-}
-
-CudaApi makeFakeApi() {
-  CudaApi api;
-  api.mallocFn = fakeMalloc;
-  api.freeFn = fakeFree;
-  api.memcpyFn = fakeMemcpy;
-  api.memcpyAsyncFn = fakeMemcpyAsync;
-  api.streamSynchronizeFn = fakeStreamSynchronize;
-  api.getDeviceFn = fakeGetDevice;
-  api.setDeviceFn = fakeSetDevice;
-  api.getDeviceCountFn = fakeGetDeviceCount;
-  api.getErrorNameFn = fakeGetErrorName;
-  api.getErrorStringFn = fakeGetErrorString;
-  api.deviceSynchronizeFn = fakeDeviceSynchronize;
-  api.mallocHostFn = fakeMallocHost;
-  api.freeHostFn = fakeFreeHost;
-  api.hostRegisterFn = fakeHostRegister;
-  api.hostUnregisterFn = fakeHostUnregister;
-  api.origin = "<fake>";
-  return api;
-}
 
 class FakeCudaTest : public ::testing::Test {
 protected:
@@ -274,12 +51,9 @@ protected:
 
   void TearDown() override {
     EXPECT_TRUE(state.live.empty()) << "fake CUDA allocations leaked";
-    for (auto &entry : state.live)
-      std::free(entry.first);
     EXPECT_TRUE(state.liveHost.empty()) << "fake pinned allocations leaked";
-    for (auto &entry : state.liveHost)
-      std::free(entry.second);
     EXPECT_TRUE(state.registered.empty()) << "fake registrations leaked";
+    state.releaseLeftovers();
     fake = nullptr;
   }
 
@@ -332,7 +106,7 @@ TEST(CudaApiTest, FromProcessWithoutCudaSymbols) {
 TEST_F(FakeCudaTest, AllocateSwitchesToTheOrdinalAndRestores) {
   Expected<void *> ptr = allocator->allocate(64, 1, 256);
   ASSERT_TRUE(ptr) << ptr.error().toString();
-  EXPECT_EQ(state.live.at(*ptr), 1);
+  EXPECT_EQ(state.live.at(*ptr).device, 1);
   EXPECT_EQ(state.current, 0);
   EXPECT_EQ(state.setDeviceCalls, (std::vector<int>{1, 0}));
 
@@ -919,8 +693,7 @@ TEST_F(FakeCudaTest, HostRegistrationReportsUnregisterFailures) {
                                  "cudaErrorHostMemoryNotRegistered");
   EXPECT_FALSE(registration->isRegistered());
   // The fake kept the range; release it for the leak check.
-  state.hostUnregisterStatus = 0;
-  EXPECT_EQ(fakeHostUnregister(memory.data()), 0);
+  EXPECT_EQ(state.registered.erase(memory.data()), 1u);
 }
 
 //===----------------------------------------------------------------------===//
@@ -968,20 +741,6 @@ protected:
       GTEST_SKIP() << "needs ETCOPY_CUDA_SIM_DEVICES >= 2, have "              \
                    << deviceCount;                                             \
   } while (false)
-
-/// Runs `body` (returning a failure description, empty on success) and exits
-/// the process: 0 on success, 3 after printing the failure. Used as the
-/// statement of death tests that need a process of their own.
-template <typename Body> [[noreturn]] void runAndExit(Body body) {
-  std::string failure = body();
-  if (!failure.empty()) {
-    std::fprintf(stderr, "child failure: %s\n", failure.c_str());
-    std::fflush(stderr);
-    std::exit(3);
-  }
-  // A plain exit runs the simulator's leak check.
-  std::exit(0);
-}
 
 } // namespace
 

@@ -1,14 +1,17 @@
 //===- CudaMemoryPoolTest.cpp - Tests of the CUDA allocator's pools -------===//
 //
-// Unit tests of CudaAllocator's memory pools: on a fake CUDA table, which
-// calls it makes and in which order (the legacy stream, the synchronisations
-// that keep allocate and deallocate synchronous, the pool policy applied once
-// per device and never lowering a threshold), the fall-back to cudaMalloc, and
-// every error path; on the CUDA simulator, that freed memory is reused
-// without the pool mapping memory again, and that trimming gives it back.
+// Unit tests of CudaAllocator's memory pools: on the fake CUDA table of
+// FakeCuda.h with pools, which calls it makes and in which order (the legacy
+// stream, the synchronisations that keep allocate and deallocate
+// synchronous, the pool policy applied once per device and never lowering a
+// threshold), the fall-back to cudaMalloc, and every error path; on the CUDA
+// simulator, that freed memory is reused without the pool mapping memory
+// again, and that trimming gives it back.
 //
 //===----------------------------------------------------------------------===//
 
+#include "FakeCuda.h"
+#include "TestSupport.h"
 #include "etcopy/Runtime/CudaApi.h"
 
 #include "gtest/gtest.h"
@@ -16,190 +19,18 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
-#include <map>
 #include <string>
 #include <vector>
 
 using namespace etcopy::runtime;
-
-#define EXPECT_CONTAINS(text, part)                                            \
-  EXPECT_NE(std::string(text).find(part), std::string::npos)                   \
-      << "'" << (text) << "' does not contain '" << (part) << "'"
+using namespace etcopy::runtime::fakecuda;
+using etcopy::runtime::testsupport::runAndExit;
 
 namespace {
 
 //===----------------------------------------------------------------------===//
-// A fake CUDA runtime with memory pools
+// The fake CUDA runtime (FakeCuda.h), with memory pools
 //===----------------------------------------------------------------------===//
-
-/// The calls the allocator makes, in order, and the fake's state; tests set
-/// the *Status fields to make a call fail with that cudaError_t.
-struct FakePoolCuda {
-  int deviceCount = 2;
-  int current = 0;
-  std::vector<std::string> calls;
-  /// One pool per device: its release threshold.
-  uint64_t threshold[2] = {0, 0};
-  int getPoolStatus = 0;
-  int getAttributeStatus = 0;
-  int setAttributeStatus = 0;
-  int mallocAsyncStatus = 0;
-  int freeAsyncStatus = 0;
-  int streamSynchronizeStatus = 0;
-  int deviceSynchronizeStatus = 0;
-  int trimStatus = 0;
-  /// Live allocations and how they were made ("malloc" or "pool").
-  std::map<void *, std::string> live;
-};
-
-FakePoolCuda *fake = nullptr;
-char fakePools[2];
-
-int poolOf(void *pool) {
-  return static_cast<int>(static_cast<char *>(pool) - fakePools);
-}
-
-int fakeGetDeviceCount(int *count) {
-  *count = fake->deviceCount;
-  return 0;
-}
-int fakeGetDevice(int *device) {
-  *device = fake->current;
-  return 0;
-}
-int fakeSetDevice(int device) {
-  fake->current = device;
-  return 0;
-}
-int fakeMalloc(void **ptr, std::size_t size) {
-  fake->calls.push_back("cudaMalloc@" + std::to_string(fake->current));
-  *ptr = std::malloc(size);
-  fake->live[*ptr] = "malloc";
-  return 0;
-}
-int fakeFree(void *ptr) {
-  fake->calls.push_back("cudaFree@" + std::to_string(fake->current));
-  if (!fake->live.count(ptr) || fake->live[ptr] != "malloc")
-    return 1; // cudaErrorInvalidValue
-  fake->live.erase(ptr);
-  std::free(ptr);
-  return 0;
-}
-int fakeMemcpy(void *dst, const void *src, std::size_t count, int) {
-  std::memcpy(dst, src, count);
-  return 0;
-}
-int fakeMemcpyAsync(void *dst, const void *src, std::size_t count, int,
-                    void *) {
-  std::memcpy(dst, src, count);
-  return 0;
-}
-std::string streamText(void *stream) {
-  return stream ? "stream" : "legacy";
-}
-int fakeStreamSynchronize(void *stream) {
-  fake->calls.push_back("cudaStreamSynchronize(" + streamText(stream) + ")@" +
-                        std::to_string(fake->current));
-  return fake->streamSynchronizeStatus;
-}
-int fakeDeviceSynchronize() {
-  fake->calls.push_back("cudaDeviceSynchronize@" +
-                        std::to_string(fake->current));
-  return fake->deviceSynchronizeStatus;
-}
-int fakeMallocAsync(void **ptr, std::size_t size, void *stream) {
-  fake->calls.push_back("cudaMallocAsync(" + streamText(stream) + ")@" +
-                        std::to_string(fake->current));
-  if (fake->mallocAsyncStatus)
-    return fake->mallocAsyncStatus;
-  *ptr = std::malloc(size);
-  fake->live[*ptr] = "pool";
-  return 0;
-}
-int fakeFreeAsync(void *ptr, void *stream) {
-  fake->calls.push_back("cudaFreeAsync(" + streamText(stream) + ")@" +
-                        std::to_string(fake->current));
-  if (fake->freeAsyncStatus)
-    return fake->freeAsyncStatus;
-  if (!fake->live.count(ptr) || fake->live[ptr] != "pool")
-    return 1;
-  fake->live.erase(ptr);
-  std::free(ptr);
-  return 0;
-}
-int fakeDeviceGetMemPool(void **pool, int device) {
-  fake->calls.push_back("cudaDeviceGetMemPool(" + std::to_string(device) + ")");
-  if (fake->getPoolStatus)
-    return fake->getPoolStatus;
-  *pool = &fakePools[device];
-  return 0;
-}
-int fakeMemPoolGetAttribute(void *pool, int attr, void *value) {
-  fake->calls.push_back("cudaMemPoolGetAttribute(" +
-                        std::to_string(poolOf(pool)) + ", " +
-                        std::to_string(attr) + ")");
-  if (fake->getAttributeStatus)
-    return fake->getAttributeStatus;
-  std::memcpy(value, &fake->threshold[poolOf(pool)], sizeof(uint64_t));
-  return 0;
-}
-int fakeMemPoolSetAttribute(void *pool, int attr, void *value) {
-  uint64_t bytes = 0;
-  std::memcpy(&bytes, value, sizeof(bytes));
-  fake->calls.push_back("cudaMemPoolSetAttribute(" +
-                        std::to_string(poolOf(pool)) + ", " +
-                        std::to_string(attr) + ", " + std::to_string(bytes) +
-                        ")");
-  if (fake->setAttributeStatus)
-    return fake->setAttributeStatus;
-  fake->threshold[poolOf(pool)] = bytes;
-  return 0;
-}
-int fakeMemPoolTrimTo(void *pool, std::size_t keep) {
-  fake->calls.push_back("cudaMemPoolTrimTo(" + std::to_string(poolOf(pool)) +
-                        ", " + std::to_string(keep) + ")");
-  return fake->trimStatus;
-}
-const char *fakeGetErrorName(int error) {
-  switch (error) {
-  case 1:
-    return "cudaErrorInvalidValue";
-  case 2:
-    return "cudaErrorMemoryAllocation";
-  case 700:
-    return "cudaErrorIllegalAddress";
-  case 801:
-    return "cudaErrorNotSupported";
-  }
-  return "unrecognized error code";
-}
-const char *fakeGetErrorString(int error) {
-  return error == 2 ? "out of memory" : "some error";
-}
-
-CudaApi makeFakePoolApi() {
-  CudaApi api;
-  api.mallocFn = fakeMalloc;
-  api.freeFn = fakeFree;
-  api.memcpyFn = fakeMemcpy;
-  api.memcpyAsyncFn = fakeMemcpyAsync;
-  api.streamSynchronizeFn = fakeStreamSynchronize;
-  api.getDeviceFn = fakeGetDevice;
-  api.setDeviceFn = fakeSetDevice;
-  api.getDeviceCountFn = fakeGetDeviceCount;
-  api.getErrorNameFn = fakeGetErrorName;
-  api.getErrorStringFn = fakeGetErrorString;
-  api.deviceSynchronizeFn = fakeDeviceSynchronize;
-  api.mallocAsyncFn = fakeMallocAsync;
-  api.freeAsyncFn = fakeFreeAsync;
-  api.deviceGetMemPoolFn = fakeDeviceGetMemPool;
-  api.memPoolGetAttributeFn = fakeMemPoolGetAttribute;
-  api.memPoolSetAttributeFn = fakeMemPoolSetAttribute;
-  api.memPoolTrimToFn = fakeMemPoolTrimTo;
-  api.origin = "<fake>";
-  return api;
-}
 
 class FakePoolTest : public ::testing::Test {
 protected:
@@ -207,8 +38,7 @@ protected:
 
   void TearDown() override {
     EXPECT_TRUE(state.live.empty()) << "fake CUDA allocations leaked";
-    for (auto &entry : state.live)
-      std::free(entry.first);
+    state.releaseLeftovers();
     fake = nullptr;
   }
 
@@ -221,7 +51,7 @@ protected:
     return made ? std::move(*made) : nullptr;
   }
 
-  FakePoolCuda state;
+  FakeCuda state;
 };
 
 using Calls = std::vector<std::string>;
@@ -522,19 +352,6 @@ uint64_t reservedBytes(const CudaApi &api, int ordinal) {
                 pool, CudaApi::kMemPoolAttrReservedMemCurrent, &bytes),
             0);
   return bytes;
-}
-
-/// Runs `body` (a failure description, empty on success) and exits: 0 on
-/// success, 3 after printing the failure; a plain exit runs the simulator's
-/// exit-time checks and statistics.
-template <typename Body> [[noreturn]] void runAndExit(Body body) {
-  std::string failure = body();
-  if (!failure.empty()) {
-    std::fprintf(stderr, "child failure: %s\n", failure.c_str());
-    std::fflush(stderr);
-    std::exit(3);
-  }
-  std::exit(0);
 }
 
 /// Allocates and frees `size` bytes on cuda:0 `times` times through a

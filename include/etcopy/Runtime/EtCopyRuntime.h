@@ -195,6 +195,69 @@ ETCOPY_RUNTIME_EXPORT etcopy_status etcopy_registry_has_allocator(
 ETCOPY_RUNTIME_EXPORT etcopy_status etcopy_device_count(
     etcopy_registry *registry, int32_t device_kind, int32_t *out);
 
+//===- CUDA allocator options and memory pools ----------------------------===//
+
+// The release threshold that keeps all freed memory in a pool (the pool then
+// holds at most the peak of what was allocated from it): the default pool
+// policy of CUDA allocators and of the lowered code.
+#define ETCOPY_POOL_RELEASE_THRESHOLD_KEEP_ALL UINT64_MAX
+
+// How a CUDA allocator allocates (etcopy::runtime::CudaAllocatorOptions).
+// Fill it with etcopy_cuda_allocator_options_init, then change what you need;
+// the flags are 0 or 1 (anything else is ETCOPY_STATUS_INVALID_ARGUMENT, so
+// that an uninitialised struct is caught).
+typedef struct etcopy_cuda_allocator_options {
+  // 1 (default): allocate from each device's current memory pool
+  // (cudaMallocAsync); 0: with cudaMalloc. cudaMalloc is used anyway where
+  // the CUDA runtime lacks the stream-ordered allocator or a device has no
+  // memory pools.
+  int32_t use_memory_pool;
+  // 1: pool_release_threshold is the pool policy. 0 (default): the policy is
+  // $ETCOPY_POOL_RELEASE_THRESHOLD (decimal bytes) when set, else
+  // ETCOPY_POOL_RELEASE_THRESHOLD_KEEP_ALL.
+  int32_t has_pool_release_threshold;
+  // The bytes of freed memory each device's pool keeps at a synchronisation
+  // (cudaMemPoolAttrReleaseThreshold), set at the allocator's first
+  // operation on the device. A pool's threshold is only ever raised, never
+  // lowered below what the program set; 0 leaves the pools as they are.
+  uint64_t pool_release_threshold;
+} etcopy_cuda_allocator_options;
+
+// Sets `options` to the defaults (use_memory_pool 1, no threshold: the
+// environment's or ETCOPY_POOL_RELEASE_THRESHOLD_KEEP_ALL).
+ETCOPY_RUNTIME_EXPORT etcopy_status
+etcopy_cuda_allocator_options_init(etcopy_cuda_allocator_options *options);
+
+// etcopy_registry_register_cuda and etcopy_registry_register_simulator with
+// `options`. ETCOPY_STATUS_INVALID_ARGUMENT for a flag other than 0 or 1, or
+// for an unset threshold while $ETCOPY_POOL_RELEASE_THRESHOLD is not a
+// decimal number of bytes.
+ETCOPY_RUNTIME_EXPORT etcopy_status etcopy_registry_register_cuda_with_options(
+    etcopy_registry *registry, const char *library_path,
+    const etcopy_cuda_allocator_options *options);
+ETCOPY_RUNTIME_EXPORT etcopy_status
+etcopy_registry_register_simulator_with_options(
+    etcopy_registry *registry, const etcopy_cuda_allocator_options *options);
+
+// *out = the release threshold the registry's CUDA allocator gives the
+// pools (its options', or the environment's, or the default).
+// ETCOPY_STATUS_NOT_FOUND without a CUDA allocator; ETCOPY_STATUS_UNAVAILABLE
+// if the registry's CUDA allocator is not etcopy's (a C++ program registered
+// its own).
+ETCOPY_RUNTIME_EXPORT etcopy_status etcopy_cuda_pool_release_threshold(
+    const etcopy_registry *registry, uint64_t *out);
+
+// Gives the free memory that the memory pool of device `ordinal` keeps
+// beyond `min_bytes_to_keep` back to the system (cudaMemPoolTrimTo; memory in
+// use is never released), e.g. after a burst of work, where the pool policy
+// keeps everything. Nothing to do where the allocator does not allocate from
+// a pool. ETCOPY_STATUS_NOT_FOUND without a CUDA allocator,
+// ETCOPY_STATUS_INVALID_ARGUMENT for an ordinal out of range,
+// ETCOPY_STATUS_UNAVAILABLE if the CUDA runtime lacks cudaMemPoolTrimTo or
+// the allocator is not etcopy's, ETCOPY_STATUS_DEVICE_ERROR if CUDA fails.
+ETCOPY_RUNTIME_EXPORT etcopy_status etcopy_cuda_trim_memory_pool(
+    etcopy_registry *registry, int32_t ordinal, uint64_t min_bytes_to_keep);
+
 //===- Raw allocations and copies -----------------------------------------===//
 
 // Allocates `nbytes` on (device_kind, ordinal). A zero-byte request succeeds

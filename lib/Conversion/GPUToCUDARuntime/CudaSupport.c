@@ -10,10 +10,11 @@
 |*                                                                            *|
 \*===----------------------------------------------------------------------===*/
 
-/* dprintf, dladdr */
+/* dprintf, dladdr, RTLD_DEFAULT */
 #define _GNU_SOURCE
 
 #include "CudaSupport.h"
+#include "CudaSimKernels.h"
 
 #include <dlfcn.h>
 #include <stdio.h>
@@ -295,8 +296,28 @@ static void release_libraries_at_exit(void *unused) {
   release_libraries();
 }
 
-/* The library of `image`, loaded on first use. */
+/* Gives the CUDA simulator the host versions of the kernels of `loaded`
+ * (CudaSimKernels.h). Against the real libcudart the simulator's function
+ * does not exist and there is nothing to do: the library has its device
+ * code. Returns 0 if the simulator refused the table (reported). */
+static int attach_host_kernels(cudaLibrary_t loaded,
+                               const etcopy_host_kernel_table *hostKernels,
+                               ETCOPY_LOCATION) {
+  if (!hostKernels)
+    return 1;
+  etcopy_cuda_sim_attach_host_kernels_fn attach =
+      (etcopy_cuda_sim_attach_host_kernels_fn)dlsym(
+          RTLD_DEFAULT, ETCOPY_CUDA_SIM_ATTACH_HOST_KERNELS);
+  return !attach ||
+         check(attach(loaded, hostKernels), ETCOPY_AT,
+               ETCOPY_CUDA_SIM_ATTACH_HOST_KERNELS,
+               "give the CUDA simulator the host versions of the kernels", 0);
+}
+
+/* The library of `image`, loaded on first use, with `hostKernels` attached
+ * on the simulator. */
 static cudaLibrary_t get_library(cudaLibrary_t *cell, const void *image,
+                                 const etcopy_host_kernel_table *hostKernels,
                                  ETCOPY_LOCATION) {
   cudaLibrary_t cached = __atomic_load_n(cell, __ATOMIC_ACQUIRE);
   if (cached)
@@ -307,6 +328,10 @@ static cudaLibrary_t get_library(cudaLibrary_t *cell, const void *image,
              "load the device code of the kernels", 0) ||
       !loaded)
     return NULL;
+  if (!attach_host_kernels(loaded, hostKernels, ETCOPY_AT)) {
+    (void)cudaLibraryUnload(loaded);
+    return NULL;
+  }
   if (__atomic_compare_exchange_n(cell, &cached, loaded, /*weak=*/0,
                                   __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
     static char registered;
@@ -322,12 +347,12 @@ static cudaLibrary_t get_library(cudaLibrary_t *cell, const void *image,
 }
 
 cudaKernel_t __etcopy_get_kernel(cudaLibrary_t *library, const void *image,
-                                 cudaKernel_t *kernel, const char *name,
-                                 ETCOPY_LOCATION) {
+                                 const void *hostKernels, cudaKernel_t *kernel,
+                                 const char *name, ETCOPY_LOCATION) {
   cudaKernel_t cached = __atomic_load_n(kernel, __ATOMIC_ACQUIRE);
   if (cached)
     return cached;
-  cudaLibrary_t loaded = get_library(library, image, ETCOPY_AT);
+  cudaLibrary_t loaded = get_library(library, image, hostKernels, ETCOPY_AT);
   if (!loaded)
     return NULL;
   cudaKernel_t found = NULL;

@@ -149,11 +149,14 @@ void __etcopy_memset(void *dst, uint32_t value, uint64_t count,
  * `*library` is its library handle, loaded from the image once per process
  * on first use (thread-safe: racing threads keep the first library
  * published) and unloaded at exit while CUDA is alive; `*kernel` caches the
- * handle of the kernel `name` in it. Returns the kernel, or null if the load
- * or the look-up failed and the policy returned. */
+ * handle of the kernel `name` in it. `hostKernels`, if not null, is the
+ * binary's etcopy_host_kernel_table (CudaSimKernels.h), attached to the
+ * library when it runs on the CUDA simulator and unused otherwise. Returns
+ * the kernel, or null if the load or the look-up failed and the policy
+ * returned. */
 cudaKernel_t __etcopy_get_kernel(cudaLibrary_t *library, const void *image,
-                                 cudaKernel_t *kernel, const char *name,
-                                 ETCOPY_LOCATION);
+                                 const void *hostKernels, cudaKernel_t *kernel,
+                                 const char *name, ETCOPY_LOCATION);
 /* Launches `kernel` on `stream` with a grid and blocks of the given sizes
  * (each at most UINT32_MAX), `sharedBytes` of dynamic shared memory and
  * `args`, one pointer per kernel parameter. `name` names the kernel in the

@@ -11,20 +11,20 @@
 // function's stream.
 //
 // Where the module holds the host versions of a binary's kernels
-// (etcopy-outline-host-kernels), the image is followed by a table of them,
-// 8-byte aligned after the object: "ETCHOSTK", the count, then per kernel
-// its name, the kinds of its parameters ('p' a pointer, else the byte size
-// of the value), an entry `void (void **args, const uint64_t ids[12])` and,
-// for a kernel without host version, why. The CUDA simulator runs kernels
-// from it; CUDA reads the object alone (PTX ends at its NUL, a cubin at its
-// section headers) and ignores what follows.
+// (etcopy-outline-host-kernels), a second constant global holds a table of
+// them (etcopy_host_kernel_table, lib/Runtime/CudaSim/CudaSimKernels.h):
+// "ETCHOSTK", the count, then per kernel its name, the kinds of its
+// parameters ('p' a pointer, else the byte size of the value), an entry
+// `void (void **args, const uint64_t ids[12])` and, for a kernel without
+// host version, why. The runtime support hands it to the CUDA simulator
+// beside the loaded library; CUDA gets the image alone, which is exactly
+// the object.
 //
 //===----------------------------------------------------------------------===//
 
 #include "KernelLowering.h"
 
 #include "mlir/Interfaces/DataLayoutInterfaces.h"
-#include "llvm/Support/MathExtras.h"
 
 namespace mlir::etcopy::cuda_lowering {
 
@@ -229,44 +229,41 @@ KernelLowering::KernelLowering(ModuleOp module, SymbolTable &symbols)
       entry.entry = function;
     }
 
-    // The image: the object, padded to 8 bytes, then the table if any.
+    // The image: the object alone, as CUDA loads it.
     builder.setInsertionPointToEnd(module.getBody());
-    if (entries.empty()) {
-      binary.image = LLVM::GlobalOp::create(
-          builder, loc, LLVM::LLVMArrayType::get(i8Type, bytes.size()),
-          /*isConstant=*/true, LLVM::Linkage::Private,
-          ("__etcopy_kernels_" + name).str(), builder.getStringAttr(bytes),
-          /*alignment=*/8);
-    } else {
-      bytes.resize(llvm::alignTo(bytes.size(), 8), '\0');
-      auto objectType = LLVM::LLVMArrayType::get(i8Type, bytes.size());
+    binary.image = LLVM::GlobalOp::create(
+        builder, loc, LLVM::LLVMArrayType::get(i8Type, bytes.size()),
+        /*isConstant=*/true, LLVM::Linkage::Private,
+        ("__etcopy_kernels_" + name).str(), builder.getStringAttr(bytes),
+        /*alignment=*/8);
+    symbols.insert(binary.image);
+
+    // The table of host kernels, if any, beside it.
+    if (!entries.empty()) {
       auto magicType = LLVM::LLVMArrayType::get(i8Type, 8);
       auto entryType = LLVM::LLVMStructType::getLiteral(
           ctx, {pointerType, pointerType, pointerType, pointerType});
       auto entriesType = LLVM::LLVMArrayType::get(entryType, entries.size());
-      auto imageType = LLVM::LLVMStructType::getLiteral(
-          ctx, {objectType, magicType, i64Type, entriesType});
-      binary.image = LLVM::GlobalOp::create(
-          builder, loc, imageType, /*isConstant=*/true, LLVM::Linkage::Private,
-          ("__etcopy_kernels_" + name).str(), Attribute(), /*alignment=*/8);
-      Block *init = builder.createBlock(&binary.image.getInitializerRegion());
+      auto tableType = LLVM::LLVMStructType::getLiteral(
+          ctx, {magicType, i64Type, entriesType});
+      binary.hostKernels = LLVM::GlobalOp::create(
+          builder, loc, tableType, /*isConstant=*/true, LLVM::Linkage::Private,
+          ("__etcopy_host_kernels_" + name).str(), Attribute(),
+          /*alignment=*/8);
+      Block *init =
+          builder.createBlock(&binary.hostKernels.getInitializerRegion());
       builder.setInsertionPointToStart(init);
-      Value image = LLVM::UndefOp::create(builder, loc, imageType);
-      image = LLVM::InsertValueOp::create(
-          builder, loc, image,
-          LLVM::ConstantOp::create(builder, loc, objectType,
-                                   builder.getStringAttr(bytes)),
-          ArrayRef<int64_t>{0});
-      image = LLVM::InsertValueOp::create(
-          builder, loc, image,
+      Value table = LLVM::UndefOp::create(builder, loc, tableType);
+      table = LLVM::InsertValueOp::create(
+          builder, loc, table,
           LLVM::ConstantOp::create(builder, loc, magicType,
                                    builder.getStringAttr("ETCHOSTK")),
-          ArrayRef<int64_t>{1});
-      image = LLVM::InsertValueOp::create(
-          builder, loc, image,
+          ArrayRef<int64_t>{0});
+      table = LLVM::InsertValueOp::create(
+          builder, loc, table,
           LLVM::ConstantOp::create(builder, loc, i64Type,
                                    builder.getI64IntegerAttr(entries.size())),
-          ArrayRef<int64_t>{2});
+          ArrayRef<int64_t>{1});
       Value null = LLVM::ZeroOp::create(builder, loc, pointerType);
       auto addressOf = [&](Operation *symbol) -> Value {
         if (!symbol)
@@ -280,13 +277,13 @@ KernelLowering::KernelLowering(ModuleOp module, SymbolTable &symbols)
         int64_t i = index;
         Operation *fields[] = {entry.name, entry.kinds, entry.entry, entry.why};
         for (auto [field, symbol] : llvm::enumerate(fields))
-          image = LLVM::InsertValueOp::create(
-              builder, loc, image, addressOf(symbol),
-              ArrayRef<int64_t>{3, i, int64_t(field)});
+          table = LLVM::InsertValueOp::create(
+              builder, loc, table, addressOf(symbol),
+              ArrayRef<int64_t>{2, i, int64_t(field)});
       }
-      LLVM::ReturnOp::create(builder, loc, image);
+      LLVM::ReturnOp::create(builder, loc, table);
+      symbols.insert(binary.hostKernels);
     }
-    symbols.insert(binary.image);
 
     builder.setInsertionPointToEnd(module.getBody());
     binary.library = LLVM::GlobalOp::create(
@@ -387,8 +384,12 @@ void KernelLowering::lowerLaunch(OpBuilder &builder, gpu::LaunchFuncOp launch,
     return LLVM::AddressOfOp::create(builder, loc, global);
   };
   Value name = address(getName(binary, kernelName));
+  Value hostKernels =
+      binary.hostKernels
+          ? address(binary.hostKernels)
+          : LLVM::ZeroOp::create(builder, loc, pointerType).getResult();
   SmallVector<Value> getArguments{
-      address(binary.library), address(binary.image),
+      address(binary.library), address(binary.image), hostKernels,
       address(getKernelCell(binary, kernelName, binaryName)), name};
   llvm::append_range(getArguments, plan.location);
   Value kernel = support.call(builder, loc, "__etcopy_get_kernel", getArguments);

@@ -4,7 +4,7 @@
 // gpu.launch_func (step 1), the lowering of each gpu.binary to the globals
 // its launches use (its image, its library handle, a handle per kernel and,
 // where the module holds host versions of the kernels, the table the CUDA
-// simulator runs them from), and the lowering of each planned launch to the
+// simulator runs them from, beside the image), and the lowering of each planned launch to the
 // calls of the runtime support (step 3).
 //
 //===----------------------------------------------------------------------===//
@@ -29,7 +29,7 @@ class KernelLowering {
 public:
   /// Creates the globals of every gpu.binary of `module` and erases the
   /// binaries; the host kernels of the module (already lowered to
-  /// llvm.func) go into the binaries' host tables.
+  /// llvm.func) go into the binaries' tables of host kernels.
   KernelLowering(ModuleOp module, SymbolTable &symbols);
 
   /// Replaces `launch`, whose lowered operands are `operands`, by the calls
@@ -42,6 +42,8 @@ public:
 private:
   struct Binary {
     LLVM::GlobalOp image;
+    /// The table of host kernels; null if the module has none.
+    LLVM::GlobalOp hostKernels;
     LLVM::GlobalOp library;
     llvm::StringMap<LLVM::GlobalOp> kernels;
     llvm::StringMap<LLVM::GlobalOp> names;

@@ -2,43 +2,35 @@
 //
 // cudaLibraryLoadData, cudaLibraryUnload, cudaLibraryGetKernel and
 // cudaLaunchKernel. The simulator cannot run device code: it runs the host
-// versions of the kernels that convert-gpu-to-cuda-runtime appends to the
-// image it loads (after the object: "ETCHOSTK", a count, and per kernel its
+// versions of the kernels, which the code that convert-gpu-to-cuda-runtime
+// lowers attaches to each library it loads
+// (etcopy_cuda_sim_attach_host_kernels, CudaSimKernels.h: per kernel its
 // name, the kinds of its parameters, an entry function and, for a kernel
-// without host version, why; KernelLowering.cpp). A launch is checked as
-// CUDA checks it (configuration, handles), its pointer parameters must be
-// memory of the launch's device, and it is queued on its stream; when the
-// stream runs it, the entry is called once per thread, block after block
-// and thread after thread in order, with device pointers mapped to the
-// simulator's view of the memory. Kernels that need threads to run together
-// (gpu.barrier, shared memory, warp operations) have no host version: their
-// launch fails with cudaErrorNotSupported and says why.
+// without host version, why). cudaLibraryLoadData reads the image only as
+// far as its format bounds it. A launch is checked as CUDA checks it
+// (configuration, handles), its pointer parameters must be memory of the
+// launch's device, and it is queued on its stream; when the stream runs it,
+// the entry is called once per thread, block after block and thread after
+// thread in order, with device pointers mapped to the simulator's view of
+// the memory. Kernels that need threads to run together (gpu.barrier,
+// shared memory, warp operations) have no host version: their launch fails
+// with cudaErrorNotSupported and says why.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Simulator.h"
 
+#include "CudaSimKernels.h"
+
 #include <cinttypes>
+#include <initializer_list>
 
 using namespace etcopy::cudasim;
 
 namespace {
 
-using HostKernelEntry = void (*)(void **Args, const uint64_t *Ids);
-
-/// One kernel of the host table (KernelLowering.cpp's layout).
-struct HostKernel {
-  const char *Name;
-  const char *Kinds;
-  HostKernelEntry Entry;
-  const char *Unsupported;
-};
-
-struct HostKernelTable {
-  char Magic[8];
-  uint64_t Count;
-  HostKernel Kernels[];
-};
+using HostKernel = etcopy_host_kernel;
+using HostKernelTable = etcopy_host_kernel_table;
 
 struct Library;
 
@@ -69,11 +61,21 @@ constexpr size_t kDefaultSharedBytes = 48 * 1024;
 
 /// The size of the object at Code: PTX text up to its NUL, a cubin up to
 /// its section (or program) headers, a fatbin per its header; 0 if it is
-/// none of them. Sets Format.
+/// none of them. Sets Format. CUDA takes no size with an image, so every
+/// read stays within what the bytes already read say the object holds: the
+/// magic numbers are compared byte by byte (a shorter string ends at its
+/// NUL, which matches none), a header is read only after its magic.
 size_t objectSize(const char *Code, const char *&Format) {
   const auto *Bytes = reinterpret_cast<const unsigned char *>(Code);
-  if (Bytes[0] == 0x7f && Bytes[1] == 'E' && Bytes[2] == 'L' &&
-      Bytes[3] == 'F' && Bytes[4] == 2 /*ELFCLASS64*/) {
+  auto startsWith = [&](std::initializer_list<unsigned char> Magic) {
+    size_t I = 0;
+    for (unsigned char Byte : Magic)
+      if (Bytes[I++] != Byte)
+        return false;
+    return true;
+  };
+  if (startsWith({0x7f, 'E', 'L', 'F', 2 /*ELFCLASS64*/})) {
+    // The 64-byte ELF64 header (e_phoff at 0x20, e_shoff at 0x28, ...).
     Format = "cubin";
     uint64_t PhOff, ShOff;
     uint16_t PhEntSize, PhNum, ShEntSize, ShNum;
@@ -86,9 +88,9 @@ size_t objectSize(const char *Code, const char *&Format) {
     return std::max<uint64_t>({64, PhOff + uint64_t(PhEntSize) * PhNum,
                                ShOff + uint64_t(ShEntSize) * ShNum});
   }
-  uint32_t Magic;
-  memcpy(&Magic, Code, 4);
-  if (Magic == 0xBA55ED50u) {
+  if (startsWith({0x50, 0xed, 0x55, 0xba})) {
+    // The 16-byte fatbin header: magic 0xBA55ED50, version, header size,
+    // size of what follows.
     Format = "fatbin";
     uint16_t HeaderSize;
     uint64_t FatSize;
@@ -127,7 +129,7 @@ void Simulator::runKernel(const KernelRun &Run, DrainContext &Ctx) {
   // freed since the launch is a use after free on the device.
   std::vector<std::vector<char>> Params = Run.Params;
   std::vector<void *> Args;
-  const char *Kinds = Run.K->Host->Kinds;
+  const char *Kinds = Run.K->Host->kinds;
   for (size_t I = 0; I < Params.size(); ++I) {
     if (Kinds[I] == 'p') {
       uintptr_t Address;
@@ -148,7 +150,7 @@ void Simulator::runKernel(const KernelRun &Run, DrainContext &Ctx) {
     }
     Args.push_back(Params[I].data());
   }
-  HostKernelEntry Entry = Run.K->Host->Entry;
+  auto Entry = Run.K->Host->entry;
   uint64_t Ids[12] = {0, 0, 0, 0, 0, 0,
                       Run.Block.x, Run.Block.y, Run.Block.z,
                       Run.Grid.x,  Run.Grid.y,  Run.Grid.z};
@@ -198,20 +200,11 @@ cudaLibraryLoadData(cudaLibrary_t *library, const void *code,
     auto Lib = std::make_unique<Library>();
     Lib->Id = uint32_t(Libraries.size() + 1);
     Lib->Format = Format;
-    const char *After =
-        static_cast<const char *>(code) + ((Size + 7) & ~size_t(7));
-    if (memcmp(After, "ETCHOSTK", 8) == 0)
-      Lib->Table = reinterpret_cast<const HostKernelTable *>(After);
     *library = reinterpret_cast<cudaLibrary_t>(Lib.get());
     LibraryHandles[Lib.get()] = Lib.get();
     Libraries.push_back(std::move(Lib));
   }
-  Sim.trace("%s(%s image, %zu bytes, %s)%s", Api, Format, Size,
-            Error == cudaSuccess && Libraries.back()->Table
-                ? format("%" PRIu64 " host kernels",
-                         Libraries.back()->Table->Count)
-                      .c_str()
-                : "no host kernels",
+  Sim.trace("%s(%s image, %zu bytes)%s", Api, Format, Size,
             Sim.result(Error, Error == cudaSuccess
                                   ? format("library %u",
                                            Libraries.back()->Id)
@@ -239,6 +232,42 @@ static Library *lookupLibrary(Simulator &Sim, const char *Api,
     return nullptr;
   }
   return It->second;
+}
+
+/// Not a CUDA entry point (CudaSimKernels.h): the side channel through which
+/// lowered code gives a library the host versions of its kernels.
+ETCOPY_CUDA_SIM_API cudaError_t etcopy_cuda_sim_attach_host_kernels(
+    cudaLibrary_t library, const etcopy_host_kernel_table *table) {
+  Simulator &Sim = Simulator::get();
+  std::lock_guard<std::mutex> Lock(Sim.Mutex);
+  const char *Api = ETCOPY_CUDA_SIM_ATTACH_HOST_KERNELS;
+  cudaError_t Error = cudaSuccess;
+  Library *Lib = nullptr;
+  if (Sim.isUnloading())
+    Error = Sim.fail(Api, cudaErrorCudartUnloading,
+                     "called while the runtime is unloading");
+  if (Error == cudaSuccess)
+    Lib = lookupLibrary(Sim, Api, library, Error);
+  if (Lib && !table)
+    Error = Sim.fail(Api, cudaErrorInvalidValue,
+                     "invalid argument: table is null");
+  else if (Lib && memcmp(table->magic, ETCOPY_HOST_KERNEL_TABLE_MAGIC, 8))
+    Error = Sim.fail(Api, cudaErrorInvalidValue,
+                     "%s is not a table of host kernels (it does not start "
+                     "with \"" ETCOPY_HOST_KERNEL_TABLE_MAGIC "\")",
+                     hex(table).c_str());
+  else if (Lib && Lib->Table)
+    Error = Sim.fail(Api, cudaErrorInvalidValue,
+                     "library %u has host kernels already", Lib->Id);
+  if (Error == cudaSuccess)
+    Lib->Table = table;
+  Sim.trace("%s(%s, %s)%s", Api,
+            Lib ? format("library %u", Lib->Id).c_str() : hex(library).c_str(),
+            Error == cudaSuccess
+                ? format("%" PRIu64 " host kernels", table->count).c_str()
+                : hex(table).c_str(),
+            Sim.result(Error).c_str());
+  return Error;
 }
 
 ETCOPY_CUDA_SIM_API cudaError_t cudaLibraryUnload(cudaLibrary_t library) {
@@ -275,9 +304,9 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaLibraryGetKernel(cudaKernel_t *pKernel,
     Lib = lookupLibrary(Sim, Api, library, Error);
   const HostKernel *Host = nullptr;
   if (Lib && Lib->Table)
-    for (uint64_t I = 0; I < Lib->Table->Count && !Host; ++I)
-      if (strcmp(Lib->Table->Kernels[I].Name, name) == 0)
-        Host = &Lib->Table->Kernels[I];
+    for (uint64_t I = 0; I < Lib->Table->count && !Host; ++I)
+      if (strcmp(Lib->Table->kernels[I].name, name) == 0)
+        Host = &Lib->Table->kernels[I];
   if (Lib && !Host)
     Error = Sim.fail(
         Api, cudaErrorSymbolNotFound,
@@ -369,17 +398,17 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaLaunchKernel(const void *func,
                        "the %zu a block may use without "
                        "cudaFuncAttributeMaxDynamicSharedMemorySize",
                        K->Name.c_str(), sharedMem, kDefaultSharedBytes);
-    else if (!K->Host->Entry)
+    else if (!K->Host->entry)
       Error = Sim.fail(Api, cudaErrorNotSupported,
                        "kernel %s cannot run on the simulator: %s",
                        K->Name.c_str(),
-                       K->Host->Unsupported ? K->Host->Unsupported
+                       K->Host->unsupported ? K->Host->unsupported
                                             : "it has no host version");
   }
   // The parameters, copied now; pointers must be memory of the launch's
   // device (the kernel would fault on anything else).
   if (Error == cudaSuccess) {
-    const char *Kinds = K->Host->Kinds;
+    const char *Kinds = K->Host->kinds;
     size_t Count = strlen(Kinds);
     if (Count && !args)
       Error = Sim.fail(Api, cudaErrorInvalidValue,

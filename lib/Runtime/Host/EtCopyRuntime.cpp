@@ -254,6 +254,125 @@ etcopy_status etcopy_device_count(etcopy_registry *registry,
 }
 
 //===----------------------------------------------------------------------===//
+// CUDA allocator options and memory pools
+//===----------------------------------------------------------------------===//
+
+static_assert(sizeof(etcopy_cuda_allocator_options) == 16 &&
+                  offsetof(etcopy_cuda_allocator_options, use_memory_pool) ==
+                      0 &&
+                  offsetof(etcopy_cuda_allocator_options,
+                           has_pool_release_threshold) == 4 &&
+                  offsetof(etcopy_cuda_allocator_options,
+                           pool_release_threshold) == 8,
+              "etcopy_cuda_allocator_options layout is ABI");
+static_assert(ETCOPY_POOL_RELEASE_THRESHOLD_KEEP_ALL ==
+                  kDefaultPoolReleaseThreshold,
+              "the C and C++ default pool policies must agree");
+
+etcopy_status
+etcopy_cuda_allocator_options_init(etcopy_cuda_allocator_options *options) {
+  ETCOPY_REQUIRE(options);
+  CudaAllocatorOptions defaults;
+  options->use_memory_pool = defaults.useMemoryPool ? 1 : 0;
+  options->has_pool_release_threshold = 0;
+  options->pool_release_threshold = 0;
+  return succeed();
+}
+
+/// The C++ options of `options`, or InvalidArgument naming the field that
+/// is not a flag.
+static Expected<CudaAllocatorOptions>
+toCudaAllocatorOptions(const char *function,
+                       const etcopy_cuda_allocator_options &options) {
+  auto checkFlag = [&](const char *field, int32_t value) -> Error {
+    if (value == 0 || value == 1)
+      return Error::success();
+    return Error(ErrorCode::InvalidArgument,
+                 std::string(function) + ": options->" + field + " is " +
+                     std::to_string(value) +
+                     ", not 0 or 1 (initialise the options with "
+                     "etcopy_cuda_allocator_options_init)");
+  };
+  if (Error err = checkFlag("use_memory_pool", options.use_memory_pool))
+    return err;
+  if (Error err = checkFlag("has_pool_release_threshold",
+                            options.has_pool_release_threshold))
+    return err;
+  CudaAllocatorOptions result;
+  result.useMemoryPool = options.use_memory_pool != 0;
+  if (options.has_pool_release_threshold)
+    result.poolReleaseThreshold = options.pool_release_threshold;
+  return result;
+}
+
+etcopy_status etcopy_registry_register_cuda_with_options(
+    etcopy_registry *registry, const char *library_path,
+    const etcopy_cuda_allocator_options *options) {
+  ETCOPY_REQUIRE(registry);
+  ETCOPY_REQUIRE(options);
+  Expected<CudaAllocatorOptions> converted =
+      toCudaAllocatorOptions(__func__, *options);
+  if (!converted)
+    return finish(converted.error());
+  return registerAllocator(registry,
+                           makeCudaAllocator(library_path, *converted));
+}
+
+etcopy_status etcopy_registry_register_simulator_with_options(
+    etcopy_registry *registry, const etcopy_cuda_allocator_options *options) {
+  ETCOPY_REQUIRE(registry);
+  ETCOPY_REQUIRE(options);
+  Expected<CudaAllocatorOptions> converted =
+      toCudaAllocatorOptions(__func__, *options);
+  if (!converted)
+    return finish(converted.error());
+  return registerAllocator(registry, makeSimulatorAllocator(*converted));
+}
+
+/// The registry's CUDA allocator if it is a CudaAllocator: NotFound without
+/// one, Unavailable for another implementation.
+static Expected<std::shared_ptr<CudaAllocator>>
+lookupCudaAllocator(const etcopy_registry *registry, const char *function) {
+  Expected<std::shared_ptr<DeviceAllocator>> allocator =
+      lookupAllocator(registry, ETCOPY_DEVICE_CUDA);
+  if (!allocator)
+    return allocator.takeError();
+  std::shared_ptr<CudaAllocator> cuda =
+      std::dynamic_pointer_cast<CudaAllocator>(std::move(*allocator));
+  if (!cuda)
+    return Error(ErrorCode::Unavailable,
+                 std::string(function) +
+                     ": the registry's allocator for 'cuda' is not "
+                     "etcopy's CUDA allocator, which has memory pools");
+  return cuda;
+}
+
+etcopy_status etcopy_cuda_pool_release_threshold(
+    const etcopy_registry *registry, uint64_t *out) {
+  ETCOPY_REQUIRE(registry);
+  ETCOPY_REQUIRE(out);
+  *out = 0;
+  Expected<std::shared_ptr<CudaAllocator>> cuda =
+      lookupCudaAllocator(registry, __func__);
+  if (!cuda)
+    return finish(cuda.error());
+  *out = (*cuda)->getPoolReleaseThreshold();
+  return succeed();
+}
+
+etcopy_status etcopy_cuda_trim_memory_pool(etcopy_registry *registry,
+                                           int32_t ordinal,
+                                           uint64_t min_bytes_to_keep) {
+  ETCOPY_REQUIRE(registry);
+  Expected<std::shared_ptr<CudaAllocator>> cuda =
+      lookupCudaAllocator(registry, __func__);
+  if (!cuda)
+    return finish(cuda.error());
+  return finish((*cuda)->trimMemoryPool(
+      ordinal, static_cast<std::size_t>(min_bytes_to_keep)));
+}
+
+//===----------------------------------------------------------------------===//
 // Raw allocations and copies
 //===----------------------------------------------------------------------===//
 

@@ -9,6 +9,7 @@
 // RUN: env ETCOPY_CUDA_SIM_DEVICES=2 %t 2>&1 | FileCheck %s --implicit-check-not=etcopy-cuda-sim
 
 #include "CudaRuntimeSubset.h"
+#include "CudaSimKernels.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -21,31 +22,26 @@ static void rule(const char *Name, cudaError_t Status) {
 
 static struct cudaMemcpyAttributes StreamOrder;
 
-/// A kernel library as convert-gpu-to-cuda-runtime lays it out: PTX text,
-/// NUL-padded to 8 bytes, then the host versions of its kernels.
-typedef struct {
-  const char *Name;
-  const char *Kinds;
-  void (*Entry)(void **Args, const uint64_t *Ids);
-  const char *Unsupported;
-} HostKernel;
-
 /// fill(float *p, float v): p[block x * block size + thread x] = v.
 static void fillEntry(void **Args, const uint64_t *Ids) {
   float *P = *(float **)Args[0];
   P[Ids[0] * Ids[6] + Ids[3]] = *(float *)Args[1];
 }
 
+/// A kernel library as convert-gpu-to-cuda-runtime lays it out: PTX text
+/// (exactly the object CUDA loads, NUL-terminated) and, beside it, the host
+/// versions of its kernels (an etcopy_host_kernel_table of two kernels),
+/// which the lowered code attaches to the loaded library on the simulator.
+static const char LibraryPtx[] = ".version 8.0 // fill";
 static const struct {
-  char Ptx[24];
   char Magic[8];
   uint64_t Count;
-  HostKernel Kernels[2];
-} Library = {".version 8.0 // fill",
-             {'E', 'T', 'C', 'H', 'O', 'S', 'T', 'K'},
-             2,
-             {{"fill", "p4", fillEntry, NULL},
-              {"sync", "", NULL, "it uses gpu.barrier"}}};
+  etcopy_host_kernel Kernels[2];
+} HostKernels = {{'E', 'T', 'C', 'H', 'O', 'S', 'T', 'K'},
+                 2,
+                 {{"fill", "p4", fillEntry, NULL},
+                  {"sync", NULL, NULL, "it uses gpu.barrier"}}};
+#define HOST_KERNEL_TABLE ((const etcopy_host_kernel_table *)&HostKernels)
 static size_t First = 0;
 
 /// A batch of one copy with one attribute.
@@ -267,20 +263,53 @@ int main(void) {
   // CHECK-NEXT: event-other-device query -> cudaSuccess
 
   // --- Libraries and kernels ----------------------------------------------
-  // A PTX image without host kernels. The simulator looks for etcopy's
-  // table of host kernels in the 8 bytes after the object (its size rounded
-  // up to 8), so the image is followed by 8 readable bytes (zeros here; see
-  // docs/CudaSimulator.md, "Kernels").
-  static const char PlainPtx[16 + 8] = ".version 8.0";
-  // kernel-image: an image that is neither PTX, a cubin nor a fatbin.
+  // kernel-image: an image that is neither PTX, a cubin nor a fatbin. The
+  // simulator reads an image only as far as its format bounds it (CUDA
+  // takes no size): "x" is read up to its NUL, and the 13 bytes of the
+  // plain PTX image below are all it reads of that literal.
   cudaLibrary_t Lib = NULL, Plain = NULL;
   rule("kernel-image",
        cudaLibraryLoadData(&Lib, "garbage", NULL, NULL, 0, NULL, NULL, 0));
+  rule("kernel-image short",
+       cudaLibraryLoadData(&Lib, "x", NULL, NULL, 0, NULL, NULL, 0));
   // CHECK-NEXT: etcopy-cuda-sim: error: cudaLibraryLoadData: the image at 0x{{[0-9a-f]+}} is not PTX (text with a .version directive), a cubin (64-bit ELF) or a fatbin
   // CHECK-NEXT: kernel-image -> cudaErrorInvalidKernelImage
-  if (cudaLibraryLoadData(&Lib, &Library, NULL, NULL, 0, NULL, NULL, 0) ||
-      cudaLibraryLoadData(&Plain, PlainPtx, NULL, NULL, 0, NULL, NULL, 0))
+  // CHECK-NEXT: etcopy-cuda-sim: error: cudaLibraryLoadData: the image at 0x{{[0-9a-f]+}} is not PTX (text with a .version directive), a cubin (64-bit ELF) or a fatbin
+  // CHECK-NEXT: kernel-image short -> cudaErrorInvalidKernelImage
+  if (cudaLibraryLoadData(&Lib, LibraryPtx, NULL, NULL, 0, NULL, NULL, 0) ||
+      etcopy_cuda_sim_attach_host_kernels(Lib, HOST_KERNEL_TABLE) ||
+      cudaLibraryLoadData(&Plain, ".version 8.0", NULL, NULL, 0, NULL, NULL,
+                          0))
     return 2;
+
+  // host-kernel-table: the tables of host kernels that lowered code
+  // attaches (not a CUDA call: etcopy_cuda_sim_attach_host_kernels,
+  // CudaSimKernels.h) must be tables, one per library, of a loaded library.
+  static const char NotATable[24] = "not a table";
+  rule("host-kernel-table null",
+       etcopy_cuda_sim_attach_host_kernels(Plain, NULL));
+  rule("host-kernel-table magic",
+       etcopy_cuda_sim_attach_host_kernels(
+           Plain, (const etcopy_host_kernel_table *)NotATable));
+  rule("host-kernel-table twice",
+       etcopy_cuda_sim_attach_host_kernels(Lib, HOST_KERNEL_TABLE));
+  rule("host-kernel-table library",
+       etcopy_cuda_sim_attach_host_kernels((cudaLibrary_t)&Plain,
+                                           HOST_KERNEL_TABLE));
+  // CHECK-NEXT: etcopy-cuda-sim: error: etcopy_cuda_sim_attach_host_kernels: invalid argument: table is null
+  // CHECK-NEXT: host-kernel-table null -> cudaErrorInvalidValue
+  // CHECK-NEXT: etcopy-cuda-sim: error: etcopy_cuda_sim_attach_host_kernels: 0x{{[0-9a-f]+}} is not a table of host kernels (it does not start with "ETCHOSTK")
+  // CHECK-NEXT: host-kernel-table magic -> cudaErrorInvalidValue
+  // CHECK-NEXT: etcopy-cuda-sim: error: etcopy_cuda_sim_attach_host_kernels: library {{[0-9]+}} has host kernels already
+  // CHECK-NEXT: host-kernel-table twice -> cudaErrorInvalidValue
+  // CHECK-NEXT: etcopy-cuda-sim: error: etcopy_cuda_sim_attach_host_kernels: invalid library handle 0x{{[0-9a-f]+}} (not loaded by cudaLibraryLoadData)
+  // CHECK-NEXT: host-kernel-table library -> cudaErrorInvalidResourceHandle
+  // It is not a CUDA call: it leaves the last error alone.
+  (void)cudaGetLastError();
+  rule("host-kernel-table last error",
+       (etcopy_cuda_sim_attach_host_kernels(Plain, NULL), cudaPeekAtLastError()));
+  // CHECK-NEXT: etcopy-cuda-sim: error: etcopy_cuda_sim_attach_host_kernels: invalid argument: table is null
+  // CHECK-NEXT: host-kernel-table last error -> cudaSuccess
 
   // kernel-name: a name the library lacks; a library without host kernels
   // has none the simulator can run.
@@ -342,7 +371,7 @@ int main(void) {
   // CHECK-NEXT: kernel-pointer other device -> cudaErrorIllegalAddress
 
   // kernel-handle: only handles from cudaLibraryGetKernel launch.
-  rule("kernel-handle", cudaLaunchKernel((const void *)&Library, One, Four,
+  rule("kernel-handle", cudaLaunchKernel((const void *)&HostKernels, One, Four,
                                          Args, 0, S));
   // CHECK-NEXT: etcopy-cuda-sim: error: cudaLaunchKernel: 0x{{[0-9a-f]+}} is not a kernel handle from cudaLibraryGetKernel (the simulator launches no other functions)
   // CHECK-NEXT: kernel-handle -> cudaErrorInvalidDeviceFunction

@@ -15,11 +15,13 @@
 // RUN: env %{round-costs} ETCOPY_CUDA_SIM_DEVICES=2 ETCOPY_CUDA_SIM_COST_LAUNCH_NS=1000 ETCOPY_CUDA_SIM_BW_H2D_PINNED_GBPS=27 \
 // RUN:     ETCOPY_CUDA_SIM_COST_SYNC_NS=abc ETCOPY_CUDA_SIM_BW_D2D_GBPS=0 %t 2>&1 | FileCheck %s --check-prefix=OVERRIDE
 
-// The library exports the model's functions besides the CUDA entry points,
-// and nothing else (not the simulated driver functions).
+// The library exports the model's functions and the attachment of host
+// kernels (CudaSimKernels.h) besides the CUDA entry points, and nothing else
+// (not the simulated driver functions).
 // RUN: llvm-nm -D --defined-only %etcopy_cuda_sim | FileCheck %s --check-prefix=SYMBOLS --implicit-check-not=cuMemset --implicit-check-not=_Z
 // SYMBOLS: T cudaMemcpyBatchAsync
-// SYMBOLS: T etcopy_cuda_sim_modelled_time_ns
+// SYMBOLS: T etcopy_cuda_sim_attach_host_kernels
+// SYMBOLS-NEXT: T etcopy_cuda_sim_modelled_time_ns
 // SYMBOLS-NEXT: T etcopy_cuda_sim_reset_modelled_time
 
 #include "CudaRuntimeSubset.h"
