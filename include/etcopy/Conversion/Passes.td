@@ -36,6 +36,18 @@ def ConvertEtCopyToGPU : EtCopyPass<"convert-etcopy-to-gpu", "::mlir::ModuleOp">
     argument they are views of), and with at most 64 of them: beyond that
     the host waits, which keeps the pass linear in the size of a block.
 
+    A free of host memory that a copy in flight may use makes no wait: it
+    moves to just after the next host wait (`FreeDeferred`). When more than
+    8 such frees are pending at a host `memref.alloc` (a host running ahead
+    of the device, uploading temporaries between `etcopy.stream_ordered`
+    delegate calls), the host first waits for the last of their copies that
+    has device work queued after it, alone: `gpu.wait [%copy]
+    {etcopy.waits_for_one_op}`, which `convert-gpu-to-cuda-runtime` lowers
+    to an event recorded after the copy and `cudaEventSynchronize`, so the
+    work after it runs on; the frees follow the wait (`FreeAfterCopy`).
+    Without the attribute a `gpu.wait` waits for the whole stream of its
+    dependency.
+
     Host ops that read or write device memory (`memref.load` of a
     `#etcopy.device` memref, say) are compile-time errors, as are functional
     (tensor) copies, which must be bufferized first.

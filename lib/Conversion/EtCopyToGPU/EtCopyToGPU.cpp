@@ -45,6 +45,10 @@ static std::pair<Value, Value> getDeviceCopyOperands(Operation *op);
 /// The flag of the pass, the subcategory of its remarks.
 static constexpr StringLiteral kPassName = "convert-etcopy-to-gpu";
 
+/// How many frees of host memory in flight may wait for the next host wait
+/// before a host allocation makes them wait for their copy alone.
+static constexpr size_t kDeferredFreesKept = 8;
+
 /// True for a memref (ranked or unranked) in a device memory space.
 static bool isDeviceMemRef(Type type) {
   return isa<BaseMemRefType>(type) && getPlacement(type).isDevice();
@@ -59,6 +63,20 @@ struct PendingCopy {
   /// True when the device writes `hostMemRef` (a d2h destination), false
   /// when it only reads it (an h2d source).
   bool deviceWrites;
+  /// The token of the copy, which the host may wait for alone; null for the
+  /// host buffers given to device work without one (a stream-ordered
+  /// delegate's, a kernel's).
+  Value token;
+  /// Issue order in the block's chain.
+  unsigned order;
+};
+
+/// What a host access has to wait for: nothing, one copy in flight (its
+/// token and issue order), or everything in flight (a null token).
+struct Conflict {
+  bool conflicts = false;
+  Value token;
+  unsigned order = 0;
 };
 
 /// What a memref is a view of, for grouping pending copies: the value that
@@ -96,15 +114,23 @@ class PendingCopies {
 public:
   static constexpr unsigned kMaxComparisons = 64;
 
-  void add(Value hostMemRef, bool deviceWrites) {
+  void add(Value hostMemRef, bool deviceWrites, Value token = Value()) {
     MemRefRoot root = getRoot(hostMemRef);
     auto [entry, inserted] = byRoot.try_emplace(root.value);
     if (inserted)
       roots[static_cast<int>(root.kind)].push_back(root.value);
-    entry->second.push_back({hostMemRef, deviceWrites});
+    entry->second.push_back({hostMemRef, deviceWrites, token, issued++});
   }
 
   bool empty() const { return byRoot.empty(); }
+
+  /// Forgets the copies issued up to `order`, which are done.
+  void removeUpTo(unsigned order) {
+    for (auto &entry : byRoot)
+      llvm::erase_if(entry.second, [&](const PendingCopy &copy) {
+        return copy.order <= order;
+      });
+  }
 
   void clear() {
     byRoot.clear();
@@ -116,9 +142,26 @@ public:
   /// flight.
   bool conflicts(MemoryEffects::Effect *effect, Value value,
                  LocalAliasAnalysis &aliasAnalysis) const {
+    return findConflict(effect, value, aliasAnalysis, /*latest=*/false)
+        .conflicts;
+  }
+
+  /// Same, with what the host would have to wait for: the copy issued last
+  /// of those the access may touch (with `latest`; any of them otherwise),
+  /// or everything (a null token) where one of them has no token or too
+  /// many were compared.
+  Conflict findConflict(MemoryEffects::Effect *effect, Value value,
+                        LocalAliasAnalysis &aliasAnalysis,
+                        bool latest = true) const {
+    Conflict conflict;
+    auto everything = [&] {
+      conflict.conflicts = true;
+      conflict.token = Value();
+      return conflict;
+    };
     // A new allocation cannot be memory a copy in flight already uses.
     if (isa<MemoryEffects::Allocate>(effect))
-      return false;
+      return conflict;
     bool hostReads = isa<MemoryEffects::Read>(effect);
     MemRefRoot root = getRoot(value);
     using Kind = MemRefRoot::Kind;
@@ -142,16 +185,26 @@ public:
         if (hostReads && !copy.deviceWrites)
           continue;
         if (++compared > kMaxComparisons)
-          return true;
-        if (!aliasAnalysis.alias(value, copy.hostMemRef).isNo())
-          return true;
+          return everything();
+        if (aliasAnalysis.alias(value, copy.hostMemRef).isNo())
+          continue;
+        if (!copy.token)
+          return everything();
+        if (!conflict.conflicts || copy.order > conflict.order) {
+          conflict.conflicts = true;
+          conflict.token = copy.token;
+          conflict.order = copy.order;
+        }
+        if (!latest)
+          return conflict;
       }
     }
-    return false;
+    return conflict;
   }
 
 private:
   DenseMap<Value, SmallVector<PendingCopy, 1>> byRoot;
+  unsigned issued = 0;
   /// The roots of `byRoot`, by kind.
   SmallVector<Value> roots[3];
 };
@@ -165,8 +218,12 @@ struct BlockChain {
   /// The host sides of the copies issued since the last host wait.
   PendingCopies pendingCopies;
   /// Frees of host memory that a copy in flight may still use, moved to
-  /// just after the next host wait.
-  SmallVector<Operation *> deferredFrees;
+  /// just after the next host wait, each with the copy it waits for (see
+  /// Conflict).
+  SmallVector<std::pair<Operation *, Conflict>> deferredFrees;
+  /// Whether a stream-ordered delegate was called since `token`: its work is
+  /// queued after the op that made the token.
+  bool callAfterToken = false;
 };
 
 /// Lowers the bodies of host functions, block by block.
@@ -196,6 +253,15 @@ private:
   /// Handles an op that stays on the host: rejects accesses to device memory
   /// and waits for the chain first where the op may observe it.
   LogicalResult lowerHostOp(Operation *op, BlockChain &chain);
+  /// Before `alloc`, an allocation of host memory: makes the deferred frees
+  /// whose copies have work queued after them, after a host wait for the
+  /// latest of those copies alone.
+  void freeBeforeAllocation(memref::AllocOp alloc, BlockChain &chain);
+  /// Makes the host wait before `op` for `copy` alone, and makes the frees
+  /// that waited for it, where work is queued after it on the chain; returns
+  /// false, doing nothing, otherwise (no copy known, or nothing after it).
+  bool waitForCopy(Operation *op, BlockChain &chain, const Conflict &copy,
+                   const Twine &reason);
 
   /// Creates a gpu op before `op` with `build(asyncTokenType,
   /// dependencies)`: chained on the block's token in async mode, in its sync
@@ -247,7 +313,7 @@ void EtCopyToGPULowering::waitForChain(BlockChain &chain, Location loc,
   Operation *wait =
       gpu::WaitOp::create(rewriter, loc, /*asyncToken=*/Type(), chain.token);
   ++statistics.waits;
-  for (Operation *free : chain.deferredFrees) {
+  for (Operation *free : llvm::make_first_range(chain.deferredFrees)) {
     free->moveAfter(wait);
     wait = free;
   }
@@ -279,6 +345,7 @@ auto EtCopyToGPULowering::createDeviceOp(Operation *op, BlockChain &chain,
   if (options.async) {
     chain.token = deviceOp.getAsyncToken();
     chain.inFlight = true;
+    chain.callAfterToken = false;
   }
   return deviceOp;
 }
@@ -311,9 +378,9 @@ LogicalResult EtCopyToGPULowering::lowerCopy(Operation *op, Value dst,
   // of a copy is ordered with every later device op by the chain.
   if (options.async) {
     if (!isDeviceMemRef(src.getType()))
-      chain.pendingCopies.add(src, /*deviceWrites=*/false);
+      chain.pendingCopies.add(src, /*deviceWrites=*/false, chain.token);
     else if (!isDeviceMemRef(dst.getType()))
-      chain.pendingCopies.add(dst, /*deviceWrites=*/true);
+      chain.pendingCopies.add(dst, /*deviceWrites=*/true, chain.token);
   }
   rewriter.eraseOp(op);
   ++statistics.copies;
@@ -406,6 +473,7 @@ void EtCopyToGPULowering::lowerStreamOrderedCall(CallOpInterface call,
   }
   getChainToken(call, chain);
   chain.inFlight = true;
+  chain.callAfterToken = true;
   for (Value operand : call.getArgOperands())
     if (isa<BaseMemRefType>(operand.getType()) &&
         !isDeviceMemRef(operand.getType()))
@@ -524,20 +592,31 @@ LogicalResult EtCopyToGPULowering::lowerHostOp(Operation *op,
   // (bufferization frees each buffer right after its last use, which for
   // the source of an upload is the upload itself).
   if (auto dealloc = dyn_cast<memref::DeallocOp>(op);
-      dealloc && options.async &&
-      chain.pendingCopies.conflicts(MemoryEffects::Free::get(),
-                                    dealloc.getMemref(), aliasAnalysis)) {
-    chain.deferredFrees.push_back(op);
-    if (InFlightRemark remark = emitEtCopyRemark(
-            remark::RemarkKind::RemarkPassed, op->getLoc(), op,
-            "FreeDeferred", kPassName))
-      remark << RemarkArg("the free waits for the next host wait")
-             << RemarkArg("Reason",
-                          "a copy in flight may still use the memory");
-    return success();
+      dealloc && options.async) {
+    Conflict conflict = chain.pendingCopies.findConflict(
+        MemoryEffects::Free::get(), dealloc.getMemref(), aliasAnalysis);
+    if (conflict.conflicts) {
+      chain.deferredFrees.push_back({op, conflict});
+      if (InFlightRemark remark = emitEtCopyRemark(
+              remark::RemarkKind::RemarkPassed, op->getLoc(), op,
+              "FreeDeferred", kPassName))
+        remark << RemarkArg("the free waits for the next host wait, or for "
+                            "the copy alone before a host allocation")
+               << RemarkArg("Reason",
+                            "a copy in flight may still use the memory");
+      return success();
+    }
   }
+  // A host allocation may reuse the memory of deferred frees.
+  if (auto alloc = dyn_cast<memref::AllocOp>(op);
+      alloc && options.async && !chain.deferredFrees.empty())
+    freeBeforeAllocation(alloc, chain);
   // Known effects: wait only if one may touch the host side of a copy in
-  // flight (or names no value, so could touch anything).
+  // flight (or names no value, so could touch anything). A full wait, not
+  // one for the copy alone: the host reads or writes memory of the chain's
+  // work here, and more waits follow in such code (a method's glue reading
+  // each download); waiting for the copy alone added a wait per step there
+  // (docs/CUDALowering.md).
   const MemoryEffects::EffectInstance *conflict =
       llvm::find_if(effects, [&](const MemoryEffects::EffectInstance &effect) {
         Value value = effect.getValue();
@@ -556,6 +635,77 @@ LogicalResult EtCopyToGPULowering::lowerHostOp(Operation *op,
     waitBefore(op, chain, reason);
   }
   return success();
+}
+
+bool EtCopyToGPULowering::waitForCopy(Operation *op, BlockChain &chain,
+                                      const Conflict &copy,
+                                      const Twine &reason) {
+  // Where device work is queued after the copy (a stream-ordered delegate,
+  // the next copies), waiting for the copy alone (an event recorded after
+  // it, in the CUDA lowering) lets that work run on; where nothing is, the
+  // wait would be a full one.
+  if (!copy.token || (copy.token == chain.token && !chain.callAfterToken))
+    return false;
+  rewriter.setInsertionPoint(op);
+  auto wait = gpu::WaitOp::create(rewriter, op->getLoc(),
+                                  /*asyncToken=*/Type(), copy.token);
+  wait->setAttr(EtCopyDialect::getWaitsForOneOpAttrName(),
+                rewriter.getUnitAttr());
+  if (InFlightRemark remark =
+          emitEtCopyRemark(remark::RemarkKind::RemarkPassed, op->getLoc(), op,
+                           "HostWait", kPassName))
+    remark << RemarkArg("the host waits for one copy in flight, not for the "
+                        "work queued after it")
+           << RemarkArg("Reason", reason.str());
+  // The chain is one sequence: with that copy, those before it are done,
+  // and so are the frees that waited for them.
+  chain.pendingCopies.removeUpTo(copy.order);
+  Operation *last = wait;
+  SmallVector<std::pair<Operation *, Conflict>> kept;
+  for (auto &[free, conflict] : chain.deferredFrees) {
+    if (!conflict.token || conflict.order > copy.order) {
+      kept.push_back({free, conflict});
+      continue;
+    }
+    free->moveAfter(last);
+    last = free;
+    if (InFlightRemark remark =
+            emitEtCopyRemark(remark::RemarkKind::RemarkPassed, free->getLoc(),
+                             free, "FreeAfterCopy", kPassName))
+      remark << RemarkArg("the free waits for the copy that uses the memory "
+                          "(an event recorded after it), not for the stream")
+             << RemarkArg("Reason", reason.str());
+  }
+  chain.deferredFrees = std::move(kept);
+  return true;
+}
+
+void EtCopyToGPULowering::freeBeforeAllocation(memref::AllocOp alloc,
+                                               BlockChain &chain) {
+  // The host would hold the deferred buffers until the next host wait while
+  // it allocates more. The copies that free them are done long before that
+  // wait where device work is queued after them: the host waits for the
+  // last of those alone, and the memory can serve the allocation. Where
+  // nothing is queued after a copy, that wait would be a full one: its frees
+  // stay deferred, adding no wait. Up to kDeferredFreesKept frees wait for
+  // the next host wait, as before: a method alternating uploads with
+  // delegates and host reads of their results has one per step, freed by
+  // the wait that reads the step's result, and a short chain of delegates
+  // a few; an event wait there costs more time than the buffers it frees
+  // early are worth (docs/CUDALowering.md). More mean the host runs ahead
+  // of the device, holding a buffer per upload: the wait bounds that.
+  if (chain.deferredFrees.size() <= kDeferredFreesKept)
+    return;
+  std::optional<Conflict> target;
+  for (const Conflict &conflict : llvm::make_second_range(chain.deferredFrees))
+    if (conflict.token &&
+        (conflict.token != chain.token || chain.callAfterToken) &&
+        (!target || conflict.order > target->order))
+      target = conflict;
+  if (target)
+    (void)waitForCopy(alloc, chain, *target,
+                      "host memory is allocated while frees wait for a copy "
+                      "in flight");
 }
 
 //===----------------------------------------------------------------------===//

@@ -560,6 +560,48 @@ static struct etcopy_join_event *find_join_event(cudaStream_t stream,
   return NULL;
 }
 
+/* The event of `stream` (on `device`): its slot's, created on the stream's
+ * device at the first request; where the stream has no slot, a new event
+ * the caller owns (`*owned` set) and destroys. Null if creating one
+ * failed. */
+static cudaEvent_t get_stream_event(cudaStream_t stream, int32_t device,
+                                    int *owned, const char *what,
+                                    ETCOPY_LOCATION) {
+  *owned = 0;
+  struct etcopy_join_event *slot = find_join_event(stream, device);
+  cudaEvent_t event =
+      slot ? __atomic_load_n(&slot->event, __ATOMIC_ACQUIRE) : NULL;
+  if (event && __atomic_load_n(&slot->device, __ATOMIC_ACQUIRE) != device)
+    event = NULL; /* A recycled stream handle on another device. */
+  if (event)
+    return event;
+  /* Events belong to the device current when they are created (CUDA
+   * Programming Guide, "Multi-Device System"); recording one on a stream of
+   * another device fails, whatever device is current. */
+  int previous = -1;
+  check(cudaGetDevice(&previous), ETCOPY_AT, "cudaGetDevice", what, 0);
+  if (!select_device(device, ETCOPY_AT, what))
+    return NULL;
+  int created =
+      check(cudaEventCreateWithFlags(&event, cudaEventDisableTiming),
+            ETCOPY_AT, "cudaEventCreateWithFlags", what, 0);
+  if (previous >= 0)
+    (void)select_device(previous, ETCOPY_AT, what);
+  if (!created)
+    return NULL;
+  cudaEvent_t expected = NULL;
+  if (slot && __atomic_load_n(&slot->device, __ATOMIC_ACQUIRE) == device &&
+      __atomic_compare_exchange_n(&slot->event, &expected, event,
+                                  /*weak=*/0, __ATOMIC_ACQ_REL,
+                                  __ATOMIC_ACQUIRE)) {
+    static char registered;
+    release_at_exit(&registered, release_join_events_at_exit);
+  } else {
+    *owned = 1;
+  }
+  return event;
+}
+
 void __etcopy_stream_join(cudaStream_t dependency, int32_t dependencyDevice,
                           cudaStream_t stream, int32_t device,
                           ETCOPY_LOCATION) {
@@ -567,41 +609,11 @@ void __etcopy_stream_join(cudaStream_t dependency, int32_t dependencyDevice,
   if (dependency == stream)
     return;
   const char *what = "stream join";
-  struct etcopy_join_event *slot =
-      find_join_event(dependency, dependencyDevice);
-  cudaEvent_t event =
-      slot ? __atomic_load_n(&slot->event, __ATOMIC_ACQUIRE) : NULL;
   int owned = 0;
-  if (event && __atomic_load_n(&slot->device, __ATOMIC_ACQUIRE) !=
-                   dependencyDevice)
-    event = NULL; /* A recycled stream handle on another device. */
-  if (!event) {
-    /* Events belong to the device current when they are created (CUDA
-     * Programming Guide, "Multi-Device System"); recording one on a stream
-     * of another device fails, whatever device is current. */
-    int previous = -1;
-    check(cudaGetDevice(&previous), ETCOPY_AT, "cudaGetDevice", what, 0);
-    if (!select_device(dependencyDevice, ETCOPY_AT, what))
-      return;
-    int created =
-        check(cudaEventCreateWithFlags(&event, cudaEventDisableTiming),
-              ETCOPY_AT, "cudaEventCreateWithFlags", what, 0);
-    if (previous >= 0)
-      (void)select_device(previous, ETCOPY_AT, what);
-    if (!created)
-      return;
-    cudaEvent_t expected = NULL;
-    if (slot &&
-        __atomic_load_n(&slot->device, __ATOMIC_ACQUIRE) == dependencyDevice &&
-        __atomic_compare_exchange_n(&slot->event, &expected, event,
-                                    /*weak=*/0, __ATOMIC_ACQ_REL,
-                                    __ATOMIC_ACQUIRE)) {
-      static char registered;
-      release_at_exit(&registered, release_join_events_at_exit);
-    } else {
-      owned = 1;
-    }
-  }
+  cudaEvent_t event =
+      get_stream_event(dependency, dependencyDevice, &owned, what, ETCOPY_AT);
+  if (!event)
+    return;
   /* Neither call needs a particular device current: the event and the
    * stream it is recorded on share a device, and a stream may wait for an
    * event of another device. */
@@ -611,6 +623,54 @@ void __etcopy_stream_join(cudaStream_t dependency, int32_t dependencyDevice,
           "cudaStreamWaitEvent", what, 0);
   if (owned)
     check(cudaEventDestroy(event), ETCOPY_AT, "cudaEventDestroy", what, 0);
+}
+
+/* The device `device` names: itself, or the current one for -1. */
+static int32_t resolve_device(int32_t device, const char *what,
+                              ETCOPY_LOCATION) {
+  if (device >= 0)
+    return device;
+  int current = 0;
+  check(cudaGetDevice(&current), ETCOPY_AT, "cudaGetDevice", what, 0);
+  return current;
+}
+
+int32_t __etcopy_stream_record(cudaStream_t stream, int32_t device,
+                               ETCOPY_LOCATION) {
+  const char *what = "mark a copy the host will wait for";
+  device = resolve_device(device, what, ETCOPY_AT);
+  int owned = 0;
+  cudaEvent_t event = get_stream_event(stream, device, &owned, what, ETCOPY_AT);
+  if (!event)
+    return 0;
+  /* An event of its own would be gone before the wait, which then waits for
+   * the stream. */
+  if (owned) {
+    check(cudaEventDestroy(event), ETCOPY_AT, "cudaEventDestroy", what, 0);
+    return 0;
+  }
+  return check(cudaEventRecord(event, stream), ETCOPY_AT, "cudaEventRecord",
+               what, 0);
+}
+
+void __etcopy_stream_wait_record(cudaStream_t stream, int32_t device,
+                                 int32_t recorded, ETCOPY_LOCATION) {
+  const char *what = "wait for a copy";
+  if (recorded) {
+    /* The slot's event, which __etcopy_stream_record recorded: published
+     * once, it stays until the code is unloaded. */
+    device = resolve_device(device, what, ETCOPY_AT);
+    struct etcopy_join_event *slot = find_join_event(stream, device);
+    cudaEvent_t event =
+        slot ? __atomic_load_n(&slot->event, __ATOMIC_ACQUIRE) : NULL;
+    if (event) {
+      check(cudaEventSynchronize(event), ETCOPY_AT, "cudaEventSynchronize",
+            what, 0);
+      return;
+    }
+  }
+  check(cudaStreamSynchronize(stream), ETCOPY_AT, "cudaStreamSynchronize",
+        what, 0);
 }
 
 int32_t __etcopy_enter_device(int32_t device, ETCOPY_LOCATION) {

@@ -82,6 +82,20 @@ void __etcopy_stream_synchronize(cudaStream_t stream, ETCOPY_LOCATION);
 void __etcopy_stream_join(cudaStream_t dependency, int32_t dependencyDevice,
                           cudaStream_t stream, int32_t device,
                           ETCOPY_LOCATION);
+/* A host wait for one copy rather than for the whole stream: after the
+ * copy, __etcopy_stream_record records the event of `stream` (the event of
+ * its joins, created once, recorded again each time); where the host needs
+ * the copy done, __etcopy_stream_wait_record waits for that event's latest
+ * record (cudaEventSynchronize), which does not wait for the work queued
+ * after it. A later record (another wait's, a join's, another thread's)
+ * covers more work: waiting for it is sound. The record returns whether it
+ * recorded the stream's event; where it did not (no event slot for the
+ * stream, a failed call), the wait, given that result, waits for the whole
+ * stream. `device` -1 is the current device. */
+int32_t __etcopy_stream_record(cudaStream_t stream, int32_t device,
+                               ETCOPY_LOCATION);
+void __etcopy_stream_wait_record(cudaStream_t stream, int32_t device,
+                                 int32_t recorded, ETCOPY_LOCATION);
 int32_t __etcopy_get_device(ETCOPY_LOCATION);
 void __etcopy_set_device(int32_t device, ETCOPY_LOCATION);
 void __etcopy_restore_device(int32_t device, ETCOPY_LOCATION);

@@ -55,6 +55,7 @@ public:
   /// Lowers `ops`, the runtime ops of one function in program order, and
   /// erases them.
   void lowerFunction(ArrayRef<Operation *> ops) {
+    planWaitsForOneOp(ops);
     for (Operation *op : ops) {
       builder.setInsertionPoint(op);
       TypeSwitch<Operation *>(op)
@@ -64,7 +65,15 @@ public:
           .Default([](Operation *) {
             llvm_unreachable("collected as a runtime op but not lowered");
           });
+      // After an op the host waits for alone: the stream's event.
+      if (auto it = recorded.find(op); it != recorded.end()) {
+        const OpPlan &plan = getPlan(op);
+        it->second = callSupport(op->getLoc(), plan, "__etcopy_stream_record",
+                                 {plan.stream, getStreamDevice(plan)});
+      }
     }
+    recorded.clear();
+    waitsForOneOp.clear();
     // The ops only use each other's results now.
     for (Operation *op : ops) {
       plans.erase(op);
@@ -138,6 +147,51 @@ private:
         use.set(cast);
       }
     }
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Host waits for one op
+  //===--------------------------------------------------------------------===//
+
+  /// Finds the host waits for one async op (`gpu.wait [%token]
+  /// {etcopy.waits_for_one_op}`, which convert-etcopy-to-gpu emits where
+  /// the host needs one copy done) that work queued after that op, before
+  /// the wait, would make a stream synchronisation wait for too: a device
+  /// op, a call (a stream-ordered delegate enqueues work), an op with
+  /// regions. Those wait for an event recorded right after the op instead.
+  /// The op must be in the wait's block and not in a batch (issued at the
+  /// batch's last copy). Linear in the ops between each such wait and the op
+  /// it waits for.
+  void planWaitsForOneOp(ArrayRef<Operation *> ops) {
+    for (Operation *op : ops) {
+      auto wait = dyn_cast<gpu::WaitOp>(op);
+      if (!wait || wait.getAsyncToken() ||
+          wait.getAsyncDependencies().size() != 1 ||
+          !wait->hasAttr(EtCopyDialect::getWaitsForOneOpAttrName()))
+        continue;
+      Operation *producer = wait.getAsyncDependencies()[0].getDefiningOp();
+      if (!producer || producer->getBlock() != wait->getBlock() ||
+          !plans.contains(producer) || getPlan(producer).batch)
+        continue;
+      for (Operation *between = wait->getPrevNode(); between && between != producer;
+           between = between->getPrevNode()) {
+        auto async = dyn_cast<gpu::AsyncOpInterface>(between);
+        if ((async && async.getAsyncToken()) ||
+            isa<CallOpInterface>(between) || between->getNumRegions() != 0) {
+          recorded.try_emplace(producer, Value());
+          waitsForOneOp[wait] = producer;
+          break;
+        }
+      }
+    }
+  }
+
+  /// The device of `plan`'s stream for the support calls: -1 (the current
+  /// device) in a single-stream function.
+  Value getStreamDevice(const OpPlan &plan) {
+    if (Value device = plan.function->streamDevices.lookup(plan.stream))
+      return device;
+    return getValues(plan).getI32(builder, -1);
   }
 
   //===--------------------------------------------------------------------===//
@@ -574,6 +628,12 @@ private:
       return;
     }
     ValueRange dependencies = adaptor.getAsyncDependencies();
+    if (Operation *producer = waitsForOneOp.lookup(op)) {
+      callSupport(op.getLoc(), plan, "__etcopy_stream_wait_record",
+                  {dependencies.front(), getStreamDevice(getPlan(producer)),
+                   recorded.lookup(producer)});
+      return;
+    }
     llvm::SetVector<Value> streams(dependencies.begin(), dependencies.end());
     if (streams.empty())
       for (Value stream : llvm::make_second_range(plan.function->streams))
@@ -595,6 +655,10 @@ private:
   Type pointerType;
   /// The descriptors of the memref results lowered so far in the function.
   DenseMap<Value, Value> memrefs;
+  /// The ops after which the stream's event is recorded, with the result of
+  /// the record once lowered; the waits for one of them.
+  DenseMap<Operation *, Value> recorded;
+  DenseMap<Operation *, Operation *> waitsForOneOp;
   /// The operands of the op being lowered.
   SmallVector<Value> operands;
 };

@@ -12,12 +12,12 @@
 
 // CHECK-LABEL: func.func @for_yields_constant
 // CHECK: %[[G:.*]] = memref.get_global @{{.*}} : memref<4xf32>
-// CHECK: %[[R:.*]]:2 = scf.for
+// CHECK: %[[R:.*]] = scf.for
 // CHECK-NOT: memref.get_global
 // CHECK: %[[COPY:.*]] = memref.alloc() {{.*}} : memref<4xf32>
 // CHECK-NEXT: memref.copy %[[G]], %[[COPY]]
-// CHECK: scf.yield %[[COPY]],
-// CHECK: memref.store %{{.*}}, %[[R]]#0[
+// CHECK: scf.yield %[[COPY]]
+// CHECK: memref.store %{{.*}}, %[[R]][
 func.func @for_yields_constant(%x: tensor<4xf32>, %n: index, %v: f32) -> tensor<4xf32> {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index

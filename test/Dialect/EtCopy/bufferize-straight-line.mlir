@@ -1,7 +1,8 @@
 // RUN: etcopy-opt %s -split-input-file --etcopy-bufferize | FileCheck %s
 
-// etcopy-bufferize frees the buffers of straight-line code with static
-// owners itself, and leaves every other module to upstream's ownership-based
+// etcopy-bufferize frees the buffers of straight-line code (and of
+// scf.for and scf.if, see bufferize-structured.mlir) with static owners
+// itself, and leaves every other module to upstream's ownership-based
 // deallocation pipeline (whose traces here are the extract_strided_metadata
 // of a call result, a run-time alias check, or a clone).
 
@@ -104,22 +105,69 @@ func.func @branches(%c: i1) {
 
 // -----
 
-// Upstream's pipeline: a buffer made in a nested region (the scf.if's
-// result) has no static owner.
+// Upstream's pipeline: a buffer made in a region of an op other than
+// scf.for and scf.if (here scf.execute_region, which upstream's
+// canonicalizer then inlines) has no static owner.
 // CHECK-LABEL: func.func @nested(
-// CHECK:         scf.if
-// CHECK:         memref.extract_strided_metadata
+// CHECK:         %[[R:.*]] = call @produce()
+// CHECK:         memref.extract_strided_metadata %[[R]]
 func.func private @produce() -> tensor<4xf32>
 func.func private @consume(tensor<4xf32>)
 func.func @nested(%c: i1) {
+  %r = scf.execute_region -> tensor<4xf32> {
+    %a = func.call @produce() : () -> tensor<4xf32>
+    scf.yield %a : tensor<4xf32>
+  }
+  func.call @consume(%r) : (tensor<4xf32>) -> ()
+  return
+}
+
+// -----
+
+// Upstream's pipeline: a branch yields the function's argument, which no
+// block owns, so which buffer the scf.if's result is, and who frees it, is
+// known only at run time (the returned buffer is then copied).
+// CHECK-LABEL: func.func @branch_yields_argument(
+// CHECK:         scf.if
+// CHECK:         memref.extract_strided_metadata
+// CHECK:         call @dealloc_helper
+func.func private @produce() -> tensor<4xf32>
+func.func private @consume(tensor<4xf32>)
+func.func @branch_yields_argument(%x: tensor<4xf32>, %c: i1) -> tensor<4xf32> {
   %r = scf.if %c -> tensor<4xf32> {
     %a = func.call @produce() : () -> tensor<4xf32>
     scf.yield %a : tensor<4xf32>
   } else {
-    %b = func.call @produce() : () -> tensor<4xf32>
-    scf.yield %b : tensor<4xf32>
+    scf.yield %x : tensor<4xf32>
   }
   func.call @consume(%r) : (tensor<4xf32>) -> ()
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+// Upstream's pipeline: a branch yields %a, which is used after the scf.if,
+// so the scf.if cannot take it over (the other branch would free it too
+// early), and its result may or may not be %a.
+// CHECK-LABEL: func.func @yielded_and_used_after(
+// CHECK:         %[[A:.*]] = call @produce()
+// CHECK:         scf.if
+// CHECK:         scf.yield %[[A]]
+// CHECK:         call @consume(%[[A]])
+// CHECK:         memref.extract_strided_metadata %[[A]]
+// CHECK:         call @dealloc_helper
+func.func private @produce() -> tensor<4xf32>
+func.func private @consume(tensor<4xf32>)
+func.func @yielded_and_used_after(%c: i1) {
+  %a = func.call @produce() : () -> tensor<4xf32>
+  %r = scf.if %c -> tensor<4xf32> {
+    %b = func.call @produce() : () -> tensor<4xf32>
+    scf.yield %b : tensor<4xf32>
+  } else {
+    scf.yield %a : tensor<4xf32>
+  }
+  func.call @consume(%r) : (tensor<4xf32>) -> ()
+  func.call @consume(%a) : (tensor<4xf32>) -> ()
   return
 }
 

@@ -261,8 +261,21 @@ func.func private @propagate_not_bool() attributes {etcopy.propagate = {skip_h2d
 
 // -----
 
-// expected-error @+1 {{unknown etcopy attribute 'etcopy.placement'; known: etcopy.device, etcopy.propagate, etcopy.arenas, etcopy.signature, etcopy.stream_ordered, etcopy.host_kernel, etcopy.host_kernel_unsupported}}
+// expected-error @+1 {{unknown etcopy attribute 'etcopy.placement'; known: etcopy.device, etcopy.propagate, etcopy.arenas, etcopy.signature, etcopy.stream_ordered, etcopy.host_kernel, etcopy.host_kernel_unsupported, etcopy.waits_for_one_op}}
 func.func private @unknown_attribute() attributes {etcopy.placement = #etcopy.device<cuda:0>}
+
+// -----
+
+// expected-error @+1 {{'etcopy.waits_for_one_op' is a unit attribute of a host gpu.wait with one dependency}}
+func.func private @waits_for_one_op_on_a_function() attributes {etcopy.waits_for_one_op}
+
+// -----
+
+func.func @waits_for_one_op_without_dependency() {
+  // expected-error @+1 {{'etcopy.waits_for_one_op' is a unit attribute of a host gpu.wait with one dependency}}
+  gpu.wait {etcopy.waits_for_one_op}
+  return
+}
 
 // -----
 

@@ -105,6 +105,13 @@ def EtCopy_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getWritesAttrName() {
       return ::llvm::StringLiteral("etcopy.writes");
     }
+    /// Name of the unit attribute of a host `gpu.wait` with one dependency
+    /// (convert-etcopy-to-gpu's wait for one copy) saying that the host
+    /// needs only that op done, not the work queued after it on its stream
+    /// (a plain `gpu.wait` waits for the whole stream of its dependencies).
+    static constexpr ::llvm::StringLiteral getWaitsForOneOpAttrName() {
+      return ::llvm::StringLiteral("etcopy.waits_for_one_op");
+    }
   }];
 }
 

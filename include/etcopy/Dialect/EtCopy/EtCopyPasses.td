@@ -600,41 +600,62 @@ def EtCopyBufferize : EtCopyPass<"etcopy-bufferize", "::mlir::ModuleOp"> {
     (a crash at run time). Defined outside of the loop, it is copied before
     it is yielded, like any buffer from outside of the loop.
 
-    **Deallocation**, when the module had tensors. When every function
-    body of the module is straight-line code whose buffers have a static
-    owner, the pass frees them itself: the body is one block; each buffer
-    in it is made by an op of that block (none is a block argument or a
-    result of a nested op); each is an allocation or a call's result (one
-    buffer result per non-delegate call), which the function owns, or a
-    view, an argument, a stack allocation or a global, which it does not;
-    every op that takes a buffer states its memory effects and frees none;
-    and the function returns only buffers it owns, each once. Each owned
-    buffer it does not return is then freed before the terminator, in the
-    order the buffers were made: what upstream's pipeline below ends with
-    on such code, without its ownership analysis, its
-    `bufferization.dealloc` ops, and the canonicalizer runs and CSE over
-    the whole module that lower them. Otherwise upstream's
-    `ownership-based-buffer-deallocation` and its simplifications, then the
-    contract's aliasing facts: a buffer that comes from an allocation or a
-    call is distinct from every other allocation, call result and function
-    argument, so its `bufferization.dealloc` becomes a plain free without
-    the run-time alias checks upstream emits when it cannot tell. A
-    delegate's result is fresh by the delegate contract; any other
-    function's by upstream's function boundary ABI, which the deallocation
-    pass imposes on the functions it processes and assumes of declarations
-    (a function returns buffers it owns, never one of its arguments, and
-    never owns its caller's buffers); the ABI does not keep one call's
-    results apart, so those of a non-delegate call keep the check between
-    them. Buffers of unknown origin (which of two an `scf.if` or
-    `arith.select` yields, a loop's iteration argument) keep upstream's
-    checks. Then `lower-deallocations`
-    and `convert-bufferization-to-memref`. Memref-level input that frees
-    its buffers itself keeps doing so; a module that mixes tensors with
-    `memref.dealloc` is an error (upstream's deallocation cannot handle
-    both).
+    **Deallocation**, when the module had tensors. When every function of
+    the module has buffers with static owners, the pass frees them itself,
+    each right after its last use in the block that owns it. A function's
+    body is one block; buffers are made only in it and in the blocks of
+    `scf.for` and `scf.if` ops nested in it; every op that takes a buffer
+    states its memory effects and frees none. A block owns the allocations
+    and call results it makes (a delegate's results are fresh by the
+    contract, any other function's by upstream's function boundary ABI,
+    with one buffer result per non-delegate call), the buffer results of
+    the `scf.for` and `scf.if` ops in it, a loop body its buffer iteration
+    arguments, and a branch the buffers of the enclosing block that a
+    branch of its `scf.if` yields. Views, arguments, stack buffers and
+    globals belong to no block. A block gives away what its terminator
+    returns or yields (each a buffer it owns, given once) and the initial
+    buffers of the loops in it (which it must not use after the loop); it
+    frees the rest right after the op of the block that uses them last,
+    directly, through a view or in a nested region. So a buffer made before
+    a loop and last used in it is freed after the loop; one made and last
+    used in a loop body is freed in the body, each iteration; a loop frees
+    the state it was given once it made the next; an `scf.if` that takes a
+    buffer over frees it in the branch that does not yield it. A loop's
+    initial buffer that its block cannot give (an argument, a global, a
+    buffer used after the loop) is copied into a new buffer first
+    (`LoopStateCopied`), as the ABI copies a returned argument. The memory
+    a method holds is then its largest live set, not the sum of its
+    intermediates. `etcopy-plan-device-memory` plans a buffer freed in the
+    block that allocates it from its allocation to its last use, the same
+    lifetime; one given away stays an allocation.
 
-    Each step is linear in the size of the module (the straight-line
-    deallocation is one walk of each function) apart from upstream's
+    Otherwise (a buffer of unknown origin: which of two an `arith.select`
+    chooses, or an `scf.if` that yields an argument or a buffer used after
+    it; buffers made in `scf.while` or other regions; unstructured control
+    flow) upstream's `ownership-based-buffer-deallocation` and its
+    simplifications run on the whole module, then the contract's aliasing
+    facts: a buffer that comes from an allocation or a call is distinct
+    from every other allocation, call result and function argument, so its
+    `bufferization.dealloc` becomes a plain free without the run-time alias
+    checks upstream emits when it cannot tell. A delegate's result is fresh
+    by the delegate contract; any other function's by upstream's function
+    boundary ABI, which the deallocation pass imposes on the functions it
+    processes and assumes of declarations (a function returns buffers it
+    owns, never one of its arguments, and never owns its caller's buffers);
+    the ABI does not keep one call's results apart, so those of a
+    non-delegate call keep the check between them. Buffers of unknown
+    origin keep upstream's checks. Then `lower-deallocations` and
+    `convert-bufferization-to-memref`. Upstream frees at the end of each
+    block. Memref-level input that frees its buffers itself keeps doing so;
+    a module that mixes tensors with `memref.dealloc` is an error
+    (upstream's deallocation cannot handle both).
+
+    The static deallocation is one walk of each function, one visit of
+    each block, and per owned buffer one walk of its uses and of its views'
+    uses (the last user, and for a loop's initial buffer whether the loop is
+    its last user): O(ops + uses), with the block order queries amortised
+    constant. Each step is linear in the size of the module apart from
+    upstream's
     One-Shot analysis, which the contract keeps from growing with the
     length of a chain of delegate calls: read-only operands create no
     read-after-write conflicts to check. One-Shot Bufferize remains
@@ -658,8 +679,8 @@ def EtCopyBufferize : EtCopyPass<"etcopy-bufferize", "::mlir::ModuleOp"> {
     ```
 
     becomes (one device buffer for `%d`, passed to both calls as is; the
-    delegate results and `%d` freed unconditionally, without run-time alias
-    checks)
+    delegate results and `%d` freed unconditionally right after their last
+    use, without run-time alias checks)
 
     ```mlir
     func.func private @scale(memref<4xf32, #etcopy.device<cuda:0>> {bufferization.access = "read"}) -> memref<4xf32, #etcopy.device<cuda:0>>
@@ -668,11 +689,11 @@ def EtCopyBufferize : EtCopyPass<"etcopy-bufferize", "::mlir::ModuleOp"> {
       %d = memref.alloc() {alignment = 64 : i64} : memref<4xf32, #etcopy.device<cuda:0>>
       etcopy.h2d %x, %d : memref<4xf32> -> memref<4xf32, #etcopy.device<cuda:0>>
       %a = call @scale(%d) : (memref<4xf32, #etcopy.device<cuda:0>>) -> memref<4xf32, #etcopy.device<cuda:0>>
+      memref.dealloc %a : memref<4xf32, #etcopy.device<cuda:0>>
       %b = call @scale(%d) : (memref<4xf32, #etcopy.device<cuda:0>>) -> memref<4xf32, #etcopy.device<cuda:0>>
+      memref.dealloc %d : memref<4xf32, #etcopy.device<cuda:0>>
       %h = memref.alloc() {alignment = 64 : i64} : memref<4xf32>
       etcopy.d2h %b, %h : memref<4xf32, #etcopy.device<cuda:0>> -> memref<4xf32>
-      memref.dealloc %d : memref<4xf32, #etcopy.device<cuda:0>>
-      memref.dealloc %a : memref<4xf32, #etcopy.device<cuda:0>>
       memref.dealloc %b : memref<4xf32, #etcopy.device<cuda:0>>
       return %h : memref<4xf32>
     }

@@ -391,6 +391,16 @@ LogicalResult EtCopyDialect::verifyOperationAttribute(Operation *op,
              << getHostKernelAttrName();
     return success();
   }
+  if (name == getWaitsForOneOpAttrName()) {
+    // The sync form of gpu.wait (this dialect does not depend on gpu's).
+    if (!isa<UnitAttr>(attr.getValue()) ||
+        op->getName().getStringRef() != "gpu.wait" ||
+        op->getNumOperands() != 1 || op->getNumResults() != 0)
+      return op->emitError()
+             << "'" << name << "' is a unit attribute of a host gpu.wait "
+             << "with one dependency";
+    return success();
+  }
   return op->emitError() << "unknown etcopy attribute '" << name
                          << "'; known: " << getDeviceAttrName() << ", "
                          << getPropagateAttrName() << ", "
@@ -398,5 +408,6 @@ LogicalResult EtCopyDialect::verifyOperationAttribute(Operation *op,
                          << getSignatureAttrName() << ", "
                          << getStreamOrderedAttrName() << ", "
                          << getHostKernelAttrName() << ", "
-                         << getHostKernelUnsupportedAttrName();
+                         << getHostKernelUnsupportedAttrName() << ", "
+                         << getWaitsForOneOpAttrName();
 }

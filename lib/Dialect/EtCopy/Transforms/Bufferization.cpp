@@ -795,48 +795,125 @@ static void forwardWhileStateWithoutCopies(ModuleOp module) {
   });
 }
 
-/// The buffers `function` must free, in the order they are created, if
-/// its deallocation is decided without upstream's ownership analysis: its
-/// body is one block, every buffer in it is created by an op in that block
-/// (no buffer is a block argument of a nested region or a result of a
-/// nested op), and each buffer is one of
-///  * a new allocation (`memref.alloc`) or a call's result, which the
-///    function owns: a delegate's results are fresh by the delegate
-///    contract, any other function's by the function boundary ABI (a call
-///    with one buffer result only, since the ABI lets a function return one
-///    buffer twice);
-///  * a view of another buffer, an argument, a stack allocation or a
-///    global, which it does not own;
-/// every op that takes a buffer states its memory effects and frees none,
-/// and the function returns only buffers it owns, each once. Then ownership
-/// is static, and upstream's deallocation pipeline (ownership-based
-/// deallocation, its simplification and lowering, with two canonicalizer
-/// runs and CSE over the whole module) would end with exactly this: each
-/// owned buffer that is not returned freed before the terminator, with no
-/// run-time check. Returns std::nullopt when any condition fails, so that
-/// upstream's pipeline decides. Linear in the size of the function.
-/// (freeBuffersOfStraightLineFunctions then frees each after its last use
-/// instead.)
-static std::optional<SmallVector<Value>>
-getStraightLineFrees(func::FuncOp function,
-                     const DenseSet<StringAttr> &delegates) {
-  if (!function.getBody().hasOneBlock())
-    return std::nullopt;
-  Block &body = function.getBody().front();
-  auto isBuffer = [](Type type) { return isa<BaseMemRefType>(type); };
-  auto hasBuffer = [&](TypeRange types) { return llvm::any_of(types, isBuffer); };
+//===----------------------------------------------------------------------===//
+// Frees right after the last use
+//===----------------------------------------------------------------------===//
 
-  // Every op that takes a buffer says what it does with it and frees none;
-  // no buffer is created in a nested region.
+static bool isBuffer(Type type) { return isa<BaseMemRefType>(type); }
+static bool hasBuffer(TypeRange types) { return llvm::any_of(types, isBuffer); }
+
+/// Whether every op enclosing `op` inside `function` is an scf.for or an
+/// scf.if: the blocks whose buffers StaticOwnership follows.
+static bool isInStructuredBlock(Operation *op, Operation *function) {
+  for (Operation *parent = op->getParentOp(); parent != function;
+       parent = parent->getParentOp())
+    if (!isa<scf::ForOp, scf::IfOp>(parent))
+      return false;
+  return true;
+}
+
+/// Whether `buffer` (itself or through views) is used in `block` only before
+/// `op`, or by `op` as the operand `operand` and nowhere else in it (nested
+/// uses included), when `operand` is given; by `op` in any way (its nested
+/// regions included) otherwise. Then `op` may take the buffer over. Linear
+/// in the uses of the buffer and its views.
+static bool isLastUsedBy(Block &block, Value buffer, Operation *op,
+                         OpOperand *operand) {
+  SmallVector<Value> aliases{buffer};
+  while (!aliases.empty()) {
+    Value alias = aliases.pop_back_val();
+    for (OpOperand &use : alias.getUses()) {
+      Operation *user = block.findAncestorOpInBlock(*use.getOwner());
+      if (!user)
+        return false;
+      if (user == op ? operand && &use != operand
+                     : !user->isBeforeInBlock(op))
+        return false;
+      if (auto view = dyn_cast<ViewLikeOpInterface>(use.getOwner());
+          view && view.getViewSource() == alias)
+        aliases.push_back(view.getViewDest());
+    }
+  }
+  return true;
+}
+
+namespace {
+/// A buffer that a block owns and does not give away: freed in that block,
+/// right after the op of the block that uses it last.
+struct BlockFree {
+  Value buffer;
+  Block *block;
+};
+
+/// Decides which block of a function owns each buffer the function holds,
+/// without upstream's ownership analysis, when that is static. A block owns
+///  * the new allocations (`memref.alloc`) and call results it makes, as
+///    the function owned them in straight-line code: a delegate's results
+///    are fresh by the delegate contract, any other function's by the
+///    function boundary ABI (one buffer result per non-delegate call, since
+///    the ABI lets a function return one buffer twice);
+///  * the buffer results of the scf.for and scf.if ops in it, which their
+///    blocks give it;
+///  * in a loop body, its buffer iteration arguments: the loop takes over
+///    its initial buffers from the enclosing block, and each iteration hands
+///    the next the buffers it yields;
+///  * in a branch of scf.if, the buffers of the enclosing block that a
+///    branch yields: the scf.if takes them over, and the branch that does
+///    not yield one frees it.
+/// Views, arguments, stack buffers and globals belong to no block. A block
+/// gives away the buffers it yields or returns, each of which it must own
+/// and give once, and those a loop or branch in it takes over, which it
+/// must not use after that op; it frees the others. A loop's initial buffer
+/// the block cannot give (an argument, a buffer used after the loop) is
+/// copied into a new buffer first, as upstream's function boundary ABI
+/// copies a returned argument. Buffers are made only in the function's
+/// body (one block) and in the blocks of scf.for and scf.if nested in it;
+/// every op that takes a buffer states its memory effects and frees none.
+/// Anything else fails, and upstream's deallocation pipeline decides.
+class StaticOwnership {
+public:
+  explicit StaticOwnership(const DenseSet<StringAttr> &delegates)
+      : delegates(delegates) {}
+
+  /// Adds the frees of `function`, and the loop operands to copy first, or
+  /// fails (having added some) when ownership in it is not static.
+  LogicalResult analyze(func::FuncOp function);
+
+  SmallVector<BlockFree> frees;
+  /// Initial loop buffers to copy into a new buffer the loop owns.
+  SmallVector<OpOperand *> copiedInits;
+
+private:
+  LogicalResult visitBlock(Block &block, ArrayRef<Value> ownedOnEntry);
+
+  const DenseSet<StringAttr> &delegates;
+};
+} // namespace
+
+LogicalResult StaticOwnership::analyze(func::FuncOp function) {
+  if (!function.getBody().hasOneBlock())
+    return failure();
+  Operation *functionOp = function;
   WalkResult walk = function.getBody().walk([&](Operation *op) {
+    // Buffers of nested regions are followed only through scf.for (whose
+    // iteration arguments may be buffers) and scf.if.
     for (Region &region : op->getRegions())
       for (Block &block : region)
-        if (hasBuffer(block.getArgumentTypes()))
+        if (!isa<scf::ForOp>(op) && hasBuffer(block.getArgumentTypes()))
           return WalkResult::interrupt();
-    if (op->getBlock() != &body && hasBuffer(op->getResultTypes()))
+    if (hasBuffer(op->getResultTypes()) &&
+        !isInStructuredBlock(op, functionOp))
+      return WalkResult::interrupt();
+    // A buffer of buffers could hand one out of the function unseen.
+    if (llvm::any_of(op->getResultTypes(), [](Type type) {
+          auto buffer = dyn_cast<BaseMemRefType>(type);
+          return buffer && isBuffer(buffer.getElementType());
+        }))
       return WalkResult::interrupt();
     if (isa_and_nonnull<BufferizationDialect>(op->getDialect()))
       return WalkResult::interrupt();
+    // Every op that takes a buffer says what it does with it and frees
+    // none.
     if (!hasBuffer(op->getOperandTypes()) ||
         isa<func::CallOp, func::ReturnOp, ViewLikeOpInterface>(op))
       return WalkResult::advance();
@@ -848,145 +925,217 @@ getStraightLineFrees(func::FuncOp function,
     return WalkResult::advance();
   });
   if (walk.wasInterrupted())
-    return std::nullopt;
-  for (Region &region : function->getRegions())
-    for (Block &block : region)
-      for (BlockArgument argument : block.getArguments())
-        if (auto type = dyn_cast<BaseMemRefType>(argument.getType());
-            type && isBuffer(type.getElementType()))
-          return std::nullopt;
-
-  SmallVector<Value> owned;
-  for (Operation &op : body) {
-    if (!hasBuffer(op.getResultTypes()))
-      continue;
-    // A buffer of buffers could hand one out of the function unseen.
-    if (llvm::any_of(op.getResultTypes(), [&](Type type) {
-          auto buffer = dyn_cast<BaseMemRefType>(type);
-          return buffer && isBuffer(buffer.getElementType());
-        }))
-      return std::nullopt;
-    if (isa<memref::AllocOp>(op)) {
-      owned.push_back(op.getResult(0));
-      continue;
-    }
-    if (auto call = dyn_cast<func::CallOp>(op)) {
-      unsigned buffers = llvm::count_if(call.getResultTypes(), isBuffer);
-      if (buffers > 1 && !delegates.contains(call.getCalleeAttr().getAttr()))
-        return std::nullopt;
-      for (Value result : call.getResults())
-        if (isBuffer(result.getType()))
-          owned.push_back(result);
-      continue;
-    }
-    if (isa<memref::AllocaOp, memref::GetGlobalOp>(op))
-      continue;
-    auto view = dyn_cast<ViewLikeOpInterface>(op);
-    if (!view || op.getNumResults() != 1 ||
-        view.getViewDest() != op.getResult(0))
-      return std::nullopt;
-  }
-
-  // The function hands what it returns to its caller: each returned buffer
-  // must be one it owns, returned once.
-  DenseSet<Value> returned;
-  for (Value value : body.getTerminator()->getOperands())
-    if (isBuffer(value.getType()) && !returned.insert(value).second)
-      return std::nullopt;
-  if (returned.empty())
-    return owned;
-  unsigned ownedReturned = 0;
-  llvm::erase_if(owned, [&](Value value) {
-    bool isReturned = returned.contains(value);
-    ownedReturned += isReturned;
-    return isReturned;
-  });
-  if (ownedReturned != returned.size())
-    return std::nullopt;
-  return owned;
+    return failure();
+  for (BlockArgument argument : function.getArguments())
+    if (auto type = dyn_cast<BaseMemRefType>(argument.getType());
+        type && isBuffer(type.getElementType()))
+      return failure();
+  return visitBlock(function.getBody().front(), {});
 }
 
-/// The op of `body` after which `buffer`, a buffer `body` creates, is used
-/// no more: the last op of `body` that uses it or a view of it (directly or
-/// in a nested region), or its own producer if nothing does. Views are the
-/// only aliases a buffer has in a function getStraightLineFrees accepts:
-/// every other op that takes a buffer declares its effects, and a call's
-/// results are fresh. Linear in the uses of the buffer and its views.
-static Operation *getLastUser(Block &body, Value buffer) {
+LogicalResult StaticOwnership::visitBlock(Block &block,
+                                          ArrayRef<Value> ownedOnEntry) {
+  // The buffers the block owns, in the order it gets them; a given one is
+  // set to null.
+  SmallVector<Value> owned;
+  DenseMap<Value, unsigned> ownedIndex;
+  auto own = [&](Value value) {
+    ownedIndex[value] = owned.size();
+    owned.push_back(value);
+  };
+  auto isOwned = [&](Value value) {
+    auto it = ownedIndex.find(value);
+    return it != ownedIndex.end() && owned[it->second];
+  };
+  auto give = [&](Value value) {
+    if (!isOwned(value))
+      return false;
+    owned[ownedIndex[value]] = Value();
+    return true;
+  };
+  for (Value value : ownedOnEntry)
+    own(value);
+
+  for (Operation &op : block.without_terminator()) {
+    if (auto loop = dyn_cast<scf::ForOp>(op)) {
+      SmallVector<Value> iterationBuffers;
+      for (auto [init, argument] :
+           llvm::zip_equal(loop.getInitArgsMutable(), loop.getRegionIterArgs())) {
+        Value buffer = init.get();
+        if (!isBuffer(buffer.getType()))
+          continue;
+        // The loop takes its initial buffer over: the block gives it, or a
+        // copy of it when it cannot.
+        if (!isOwned(buffer) || !isLastUsedBy(block, buffer, loop, &init)) {
+          auto type = dyn_cast<MemRefType>(buffer.getType());
+          if (!type || !type.getLayout().isIdentity())
+            return failure();
+          copiedInits.push_back(&init);
+        } else {
+          give(buffer);
+        }
+        iterationBuffers.push_back(argument);
+      }
+      if (failed(visitBlock(*loop.getBody(), iterationBuffers)))
+        return failure();
+    } else if (auto branch = dyn_cast<scf::IfOp>(op)) {
+      // The buffers of this block that a branch yields: the scf.if takes
+      // them over, so that each branch either yields or frees them.
+      SmallVector<Value> taken;
+      for (Region *region : {&branch.getThenRegion(), &branch.getElseRegion()})
+        if (!region->empty())
+          for (Value value : region->front().getTerminator()->getOperands())
+            if (isBuffer(value.getType()) &&
+                value.getParentBlock() == &block &&
+                !llvm::is_contained(taken, value)) {
+              if (!isLastUsedBy(block, value, branch, nullptr) || !give(value))
+                return failure();
+              taken.push_back(value);
+            }
+      for (Region *region : {&branch.getThenRegion(), &branch.getElseRegion()})
+        if (!region->empty() && failed(visitBlock(region->front(), taken)))
+          return failure();
+    } else if (hasBuffer(op.getResultTypes())) {
+      if (isa<memref::AllocOp>(op)) {
+        own(op.getResult(0));
+        continue;
+      }
+      if (auto call = dyn_cast<func::CallOp>(op)) {
+        if (llvm::count_if(call.getResultTypes(), isBuffer) > 1 &&
+            !delegates.contains(call.getCalleeAttr().getAttr()))
+          return failure();
+        for (Value result : call.getResults())
+          if (isBuffer(result.getType()))
+            own(result);
+        continue;
+      }
+      if (isa<memref::AllocaOp, memref::GetGlobalOp>(op))
+        continue;
+      auto view = dyn_cast<ViewLikeOpInterface>(op);
+      if (!view || op.getNumResults() != 1 ||
+          view.getViewDest() != op.getResult(0))
+        return failure();
+      continue;
+    }
+    // A loop's or branch's buffers are those its blocks give the block.
+    for (Value result : op.getResults())
+      if (isBuffer(result.getType()))
+        own(result);
+  }
+
+  // The terminator hands its buffers to the parent (or the caller).
+  for (Value value : block.getTerminator()->getOperands())
+    if (isBuffer(value.getType()) && !give(value))
+      return failure();
+  for (Value value : owned)
+    if (value)
+      frees.push_back({value, &block});
+  return success();
+}
+
+/// The op of `block` after which `buffer`, a buffer `block` owns, is used no
+/// more: the last op of `block` that uses it or a view of it (directly or
+/// in a nested region), or its own producer if nothing does; null when the
+/// buffer is an argument of `block` that nothing uses. Views are the only
+/// aliases a buffer has where StaticOwnership decides: every other op that
+/// takes a buffer declares its effects, a call's results are fresh, and a
+/// block yields only buffers it owns. Linear in the uses of the buffer and
+/// its views.
+static Operation *getLastUser(Block &block, Value buffer) {
   Operation *last = buffer.getDefiningOp();
+  if (last && last->getBlock() != &block)
+    last = nullptr;
   SmallVector<Value> aliases{buffer};
   while (!aliases.empty()) {
     Value alias = aliases.pop_back_val();
     for (OpOperand &use : alias.getUses()) {
-      Operation *user = body.findAncestorOpInBlock(*use.getOwner());
-      if (!user)
-        continue;
-      if (last->isBeforeInBlock(user))
-        last = user;
       if (auto view = dyn_cast<ViewLikeOpInterface>(use.getOwner());
           view && view.getViewSource() == alias)
         aliases.push_back(view.getViewDest());
+      Operation *user = block.findAncestorOpInBlock(*use.getOwner());
+      if (user && (!last || last->isBeforeInBlock(user)))
+        last = user;
     }
   }
   return last;
 }
 
-/// Frees the buffers of every function of `module` as
-/// getStraightLineFrees decides, if it decides for all of them; otherwise
-/// changes nothing and fails, so that upstream's deallocation pipeline runs
-/// on the module. All or nothing, since that pipeline runs on a whole
-/// module and rejects a module that frees buffers itself.
-static LogicalResult
-freeBuffersOfStraightLineFunctions(ModuleOp module,
-                                   const DenseSet<StringAttr> &delegates,
-                                   StringRef pass) {
-  SmallVector<std::pair<func::FuncOp, SmallVector<Value>>> frees;
+/// Frees the buffers of every function of `module` as StaticOwnership
+/// decides, if it decides for all of them; otherwise changes nothing and
+/// fails, so that upstream's deallocation pipeline runs on the module. All
+/// or nothing, since that pipeline runs on a whole module and rejects a
+/// module that frees buffers itself.
+static LogicalResult freeBuffersAfterLastUse(ModuleOp module,
+                                             const DenseSet<StringAttr> &delegates,
+                                             StringRef pass) {
+  StaticOwnership ownership(delegates);
   for (Operation &op : *module.getBody()) {
     if (auto function = dyn_cast<func::FuncOp>(op)) {
-      if (function.isExternal())
-        continue;
-      std::optional<SmallVector<Value>> buffers =
-          getStraightLineFrees(function, delegates);
-      if (!buffers)
+      if (!function.isExternal() && failed(ownership.analyze(function)))
         return failure();
-      frees.emplace_back(function, std::move(*buffers));
       continue;
     }
     // Other functions, or anything holding them, are upstream's to handle.
     if (op.getNumRegions() != 0 || isa<FunctionOpInterface>(op))
       return failure();
   }
-  // Each buffer is freed right after its last use rather than before the
-  // terminator, where upstream's pipeline puts every free: the memory a
-  // method holds is then its largest live set, not the sum of all its
-  // intermediates (a method alternating N delegates with host glue would
-  // otherwise hold N results at its end). Device frees are stream-ordered,
-  // and convert-etcopy-to-gpu defers the free of host memory that a copy
-  // in flight still uses to the next host wait.
-  // The last users are all found before any free is created: creating ops
-  // may renumber the block's order, which the search queries.
+
   OpBuilder builder(module.getContext());
+  // A loop's initial buffer that its block cannot give: a copy, made right
+  // before the loop, is the block's to give.
+  for (OpOperand *init : ownership.copiedInits) {
+    Value buffer = init->get();
+    Operation *loop = init->getOwner();
+    Location loc = loop->getLoc();
+    builder.setInsertionPoint(loop);
+    auto type = cast<MemRefType>(buffer.getType());
+    SmallVector<Value> sizes;
+    for (auto [dim, size] : llvm::enumerate(type.getShape()))
+      if (ShapedType::isDynamic(size))
+        sizes.push_back(memref::DimOp::create(builder, loc, buffer, dim));
+    auto copy = memref::AllocOp::create(builder, loc, type, sizes);
+    // On a device, a copy within the device (convert-etcopy-to-gpu lowers
+    // it to gpu.memcpy).
+    memref::CopyOp::create(builder, loc, buffer, copy);
+    init->set(copy);
+    if (InFlightRemark remark = remarkPassed(copy, "LoopStateCopied", pass))
+      remark << RemarkArg("the loop's initial buffer is copied into one the "
+                          "loop owns and frees")
+             << RemarkArg("Buffer", getRemarkValueName(buffer))
+             << RemarkArg("Type", buffer.getType());
+  }
+
+  // Each buffer is freed right after its last use in the block that owns
+  // it rather than at the end of a block, where upstream's pipeline puts
+  // every free: the memory a method holds is then its largest live set,
+  // not the sum of all its intermediates (a method alternating N delegates
+  // with host glue would otherwise hold N results at its end), and a loop
+  // body frees what it made in each iteration. Device frees are
+  // stream-ordered, and convert-etcopy-to-gpu defers the free of host
+  // memory that a copy in flight still uses to the next host wait. The last
+  // users are all found before any free is created: creating ops may
+  // renumber the blocks' order, which the search queries.
   SmallVector<Operation *> lastUsers;
-  for (auto &[function, buffers] : frees) {
-    Block &body = function.getBody().front();
-    Operation *terminator = body.getTerminator();
-    lastUsers.clear();
-    for (Value buffer : buffers)
-      lastUsers.push_back(getLastUser(body, buffer));
-    for (auto [buffer, last] : llvm::zip_equal(buffers, lastUsers)) {
-      if (last == terminator)
-        builder.setInsertionPoint(terminator);
-      else
-        builder.setInsertionPointAfter(last);
-      auto free = memref::DeallocOp::create(builder, last->getLoc(), buffer);
-      if (InFlightRemark remark = remarkPassed(free, "BufferFreed", pass))
-        remark << RemarkArg("freed right after its last use")
-               << RemarkArg("Buffer", getRemarkValueName(buffer))
-               << RemarkArg("Type", buffer.getType())
-               << RemarkArg("LastUse", last == buffer.getDefiningOp()
-                                           ? StringRef("none")
-                                           : last->getName().getStringRef());
-    }
+  for (const BlockFree &free : ownership.frees)
+    lastUsers.push_back(getLastUser(*free.block, free.buffer));
+  for (auto [free, last] : llvm::zip_equal(ownership.frees, lastUsers)) {
+    Block &block = *free.block;
+    if (!last)
+      builder.setInsertionPointToStart(&block);
+    else if (last == block.getTerminator())
+      builder.setInsertionPoint(last);
+    else
+      builder.setInsertionPointAfter(last);
+    Location loc = last ? last->getLoc() : free.buffer.getLoc();
+    auto dealloc = memref::DeallocOp::create(builder, loc, free.buffer);
+    if (InFlightRemark remark = remarkPassed(dealloc, "BufferFreed", pass))
+      remark << RemarkArg("freed right after its last use")
+             << RemarkArg("Buffer", getRemarkValueName(free.buffer))
+             << RemarkArg("Type", free.buffer.getType())
+             << RemarkArg("LastUse",
+                          !last || last == free.buffer.getDefiningOp()
+                              ? StringRef("none")
+                              : last->getName().getStringRef());
   }
   return success();
 }
@@ -1046,8 +1195,7 @@ void BufferizePass::runOnOperation() {
   for (auto function : module.getOps<func::FuncOp>())
     if (getDelegateDevice(function))
       delegates.insert(function.getSymNameAttr());
-  if (succeeded(
-          freeBuffersOfStraightLineFunctions(module, delegates, getArgument())))
+  if (succeeded(freeBuffersAfterLastUse(module, delegates, getArgument())))
     return;
   if (failed(runPipeline(deallocate, module)))
     return signalPassFailure();
