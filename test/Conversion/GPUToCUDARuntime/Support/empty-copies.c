@@ -7,7 +7,7 @@
 // call. The data of the copies that remain arrives intact, also when more
 // than a chunk of copies (128) remains after empty ones are left out.
 
-// RUN: %cc %s %etcopy_src_root/lib/Conversion/GPUToCUDARuntime/CudaSupport.c \
+// RUN: %cc %s %etcopy_cuda_support \
 // RUN:   -I%etcopy_src_root/lib/Conversion/GPUToCUDARuntime -I%cuda_sim_include \
 // RUN:   -o %t %etcopy_cuda_sim -Wl,-rpath,%etcopy_lib_dir
 // RUN: env ETCOPY_CUDA_SIM_DEVICES=2 ETCOPY_CUDA_SIM_TRACE=1 %t 2>&1 \

@@ -9,7 +9,7 @@
 // size and thread; every block allocated is freed by the end, the idle ones
 // at exit. The allocators are counted by linking with --wrap.
 
-// RUN: %cc %s %etcopy_src_root/lib/Conversion/GPUToCUDARuntime/CudaSupport.c \
+// RUN: %cc %s %etcopy_cuda_support \
 // RUN:   -I%etcopy_src_root/lib/Conversion/GPUToCUDARuntime -I%cuda_sim_include \
 // RUN:   -pthread -Wl,--wrap=aligned_alloc,--wrap=free,--wrap=cudaMallocHost,--wrap=cudaFreeHost \
 // RUN:   -o %t %etcopy_cuda_sim -Wl,-rpath,%etcopy_lib_dir

@@ -7,7 +7,7 @@
 // simulator, which rejects any invalid or overlapping CUDA copy (the error
 // policy then exits); then random layouts.
 
-// RUN: %cc %s %etcopy_src_root/lib/Conversion/GPUToCUDARuntime/CudaSupport.c \
+// RUN: %cc %s %etcopy_cuda_support \
 // RUN:   -I%etcopy_src_root/lib/Conversion/GPUToCUDARuntime -I%cuda_sim_include \
 // RUN:   -o %t %etcopy_cuda_sim -Wl,-rpath,%etcopy_lib_dir
 // RUN: env ETCOPY_CUDA_SIM_STATS=1 %t 2>&1 | FileCheck %s
