@@ -1,7 +1,7 @@
 /*===- CudaSupport.h - Runtime support of the CUDA lowering -------*- C -*-===*\
 |*                                                                            *|
 |* The C interface of the functions that convert-gpu-to-cuda-runtime emits    *|
-|* into every module it lowers (CudaSupport.c, compiled to LLVM IR at build   *|
+|* into every module it lowers (CudaSupport*.c, compiled to LLVM IR at build  *|
 |* time and imported into the module on demand). Generated code calls them   *|
 |* instead of the CUDA Runtime API: each wraps one CUDA entry point (or one   *|
 |* fixed sequence of them), checks every cudaError_t and CUresult, and on     *|

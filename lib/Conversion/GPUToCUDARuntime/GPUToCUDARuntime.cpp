@@ -2,7 +2,7 @@
 //
 // Lowers gpu.alloc / gpu.dealloc / gpu.memcpy / gpu.memset / gpu.wait /
 // gpu.launch_func, sync and async, and gpu.binary, to calls of the checked
-// CUDA wrappers of CudaSupport.c, and the rest of the module to the LLVM
+// CUDA wrappers of CudaSupport*.c, and the rest of the module to the LLVM
 // dialect. This file holds the passes; the
 // pass works in four steps, each in a file of its own next to this one:
 //
@@ -26,7 +26,7 @@
 //     launches through KernelLowering);
 //  4. the functions of the runtime support that the calls use are copied
 //     into the module (RuntimeSupport.cpp, which also reads them from the
-//     embedded bytecode of CudaSupport.c), and one pass over each function
+//     embedded bytecode of CudaSupport*.c), and one pass over each function
 //     and back folds what the conversion left behind (descriptor fields read
 //     back from descriptors just built), erases dead ops (CleanUp.cpp) and,
 //     on the ops that stay, checks that no etcopy- or token-typed value was

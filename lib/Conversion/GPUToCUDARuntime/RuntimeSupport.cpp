@@ -1,6 +1,6 @@
 //===- RuntimeSupport.cpp - CUDA lowering's runtime support -----*- C++ -*-===//
 //
-// Reads the embedded bytecode of CudaSupport.c lazily, renames its local
+// Reads the embedded bytecode of CudaSupport*.c lazily, renames its local
 // symbols, checks the module's symbols against its functions and copies the
 // functions a module uses, with what they reference, into the module.
 //
@@ -13,9 +13,9 @@
 
 namespace mlir::etcopy::cuda_lowering {
 
-/// CudaSupport.c in the LLVM dialect, as mlir-translate imported it, in
-/// MLIR bytecode. The reader expects the padding of aligned sections to be
-/// relative to an aligned buffer.
+/// CudaSupport*.c, linked, in the LLVM dialect as mlir-translate imported
+/// it, in MLIR bytecode. The reader expects the padding of aligned sections
+/// to be relative to an aligned buffer.
 alignas(16) const unsigned char kCudaSupportBytecode[] = {
 #include "CudaSupport.mlirbc.inc"
 };

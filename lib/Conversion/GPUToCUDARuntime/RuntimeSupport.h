@@ -1,6 +1,6 @@
 //===- RuntimeSupport.h - CUDA lowering's runtime support -------*- C++ -*-===//
 //
-// RuntimeSupport: the functions of CudaSupport.c, embedded in the pass as
+// RuntimeSupport: the functions of CudaSupport*.c, embedded in the pass as
 // MLIR bytecode, that a lowered module calls. The planning and the lowering
 // of the runtime ops call them through it; the pass copies the functions
 // used into the module at the end (step 4 of GPUToCUDARuntime.cpp).
@@ -29,7 +29,7 @@ class SymbolTable;
 
 namespace mlir::etcopy::cuda_lowering {
 
-/// The functions of CudaSupport.c that a module uses, copied into it with
+/// The functions of CudaSupport*.c that a module uses, copied into it with
 /// everything they reference. The library is read lazily: its top-level ops
 /// (the functions' signatures, the globals) when the first function is
 /// asked for, and the body of a function or global only when the module
@@ -57,7 +57,7 @@ public:
     if (!library)
       load();
     LLVM::LLVMFuncOp function = functions.lookup(name);
-    assert(function && "not a function of CudaSupport.c");
+    assert(function && "not a function of the runtime support");
     used.insert(function);
     return function;
   }
