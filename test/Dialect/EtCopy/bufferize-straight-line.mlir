@@ -188,3 +188,34 @@ func.func @boxed() {
   memref.store %m, %box[%c0] : memref<1xmemref<4xf32>>
   return
 }
+
+// -----
+
+// Upstream's pipeline: an scf.while's body yields the function's argument,
+// which no block owns (the loop's initial buffer too), so the loop's state
+// has no static owner; upstream's canonicalizer then drops the state, and
+// the call result gets upstream's free.
+// CHECK-LABEL: func.func @while_yields_argument(
+// CHECK:         %[[R:.*]] = call @produce()
+// CHECK:         scf.while
+// CHECK:         %[[BASE:[a-z_0-9]+]], {{.*}} = memref.extract_strided_metadata %[[R]]
+// CHECK:         memref.dealloc %[[BASE]]
+func.func private @produce() -> tensor<4xf32>
+func.func private @consume(tensor<4xf32>)
+func.func @while_yields_argument(%m: memref<4xf32>, %v: f32) {
+  %c0 = arith.constant 0 : index
+  %r = func.call @produce() : () -> tensor<4xf32>
+  func.call @consume(%r) : (tensor<4xf32>) -> ()
+  %w = scf.while (%s = %m) : (memref<4xf32>) -> memref<4xf32> {
+    %e = memref.load %s[%c0] : memref<4xf32>
+    %go = arith.cmpf olt, %e, %v : f32
+    scf.condition(%go) %s : memref<4xf32>
+  } do {
+  ^bb0(%t: memref<4xf32>):
+    %e = memref.load %t[%c0] : memref<4xf32>
+    %a = arith.addf %e, %e : f32
+    memref.store %a, %t[%c0] : memref<4xf32>
+    scf.yield %m : memref<4xf32>
+  }
+  return
+}

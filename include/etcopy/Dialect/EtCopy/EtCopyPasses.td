@@ -604,13 +604,17 @@ def EtCopyBufferize : EtCopyPass<"etcopy-bufferize", "::mlir::ModuleOp"> {
     the module has buffers with static owners, the pass frees them itself,
     each right after its last use in the block that owns it. A function's
     body is one block; buffers are made only in it and in the blocks of
-    `scf.for` and `scf.if` ops nested in it; every op that takes a buffer
+    `scf.for`, `scf.while` and `scf.if` ops nested in it; every op that
+    takes a buffer
     states its memory effects and frees none. A block owns the allocations
     and call results it makes (a delegate's results are fresh by the
     contract, any other function's by upstream's function boundary ABI,
     with one buffer result per non-delegate call), the buffer results of
-    the `scf.for` and `scf.if` ops in it, a loop body its buffer iteration
-    arguments, and a branch the buffers of the enclosing block that a
+    the `scf.for`, `scf.while` and `scf.if` ops in it, a loop body its
+    buffer iteration arguments (an `scf.while`'s condition region its
+    arguments, its body the buffers `scf.condition` forwards: the
+    condition gives each once, to the body when the loop goes on and to the
+    loop's results when it ends), and a branch the buffers of the enclosing block that a
     branch of its `scf.if` yields. Views, arguments, stack buffers and
     globals belong to no block. A block gives away what its terminator
     returns or yields (each a buffer it owns, given once) and the initial
@@ -620,7 +624,9 @@ def EtCopyBufferize : EtCopyPass<"etcopy-bufferize", "::mlir::ModuleOp"> {
     a loop and last used in it is freed after the loop; one made and last
     used in a loop body is freed in the body, each iteration; a loop frees
     the state it was given once it made the next; an `scf.if` that takes a
-    buffer over frees it in the branch that does not yield it. A loop's
+    buffer over frees it in the branch that does not yield it; an
+    `scf.while` frees what its condition made and does not forward in the
+    condition, each iteration. A loop's
     initial buffer that its block cannot give (an argument, a global, a
     buffer used after the loop) is copied into a new buffer first
     (`LoopStateCopied`), as the ABI copies a returned argument. The memory
@@ -631,7 +637,8 @@ def EtCopyBufferize : EtCopyPass<"etcopy-bufferize", "::mlir::ModuleOp"> {
 
     Otherwise (a buffer of unknown origin: which of two an `arith.select`
     chooses, or an `scf.if` that yields an argument or a buffer used after
-    it; buffers made in `scf.while` or other regions; unstructured control
+    it; an `scf.condition` that forwards a buffer it does not own, or one
+    buffer twice; buffers made in other regions; unstructured control
     flow) upstream's `ownership-based-buffer-deallocation` and its
     simplifications run on the whole module, then the contract's aliasing
     facts: a buffer that comes from an allocation or a call is distinct

@@ -802,12 +802,12 @@ static void forwardWhileStateWithoutCopies(ModuleOp module) {
 static bool isBuffer(Type type) { return isa<BaseMemRefType>(type); }
 static bool hasBuffer(TypeRange types) { return llvm::any_of(types, isBuffer); }
 
-/// Whether every op enclosing `op` inside `function` is an scf.for or an
-/// scf.if: the blocks whose buffers StaticOwnership follows.
+/// Whether every op enclosing `op` inside `function` is an scf.for, an
+/// scf.while or an scf.if: the blocks whose buffers StaticOwnership follows.
 static bool isInStructuredBlock(Operation *op, Operation *function) {
   for (Operation *parent = op->getParentOp(); parent != function;
        parent = parent->getParentOp())
-    if (!isa<scf::ForOp, scf::IfOp>(parent))
+    if (!isa<scf::ForOp, scf::WhileOp, scf::IfOp>(parent))
       return false;
   return true;
 }
@@ -895,11 +895,12 @@ LogicalResult StaticOwnership::analyze(func::FuncOp function) {
     return failure();
   Operation *functionOp = function;
   WalkResult walk = function.getBody().walk([&](Operation *op) {
-    // Buffers of nested regions are followed only through scf.for (whose
-    // iteration arguments may be buffers) and scf.if.
+    // Buffers of nested regions are followed only through scf.for and
+    // scf.while (whose block arguments may be buffers) and scf.if.
     for (Region &region : op->getRegions())
       for (Block &block : region)
-        if (!isa<scf::ForOp>(op) && hasBuffer(block.getArgumentTypes()))
+        if (!isa<scf::ForOp, scf::WhileOp>(op) &&
+            hasBuffer(block.getArgumentTypes()))
           return WalkResult::interrupt();
     if (hasBuffer(op->getResultTypes()) &&
         !isInStructuredBlock(op, functionOp))
@@ -956,27 +957,55 @@ LogicalResult StaticOwnership::visitBlock(Block &block,
   for (Value value : ownedOnEntry)
     own(value);
 
+  // A loop takes its initial buffers over: the block gives each, or a copy
+  // of it when it cannot. Returns the block arguments (of `arguments`) that
+  // receive a buffer.
+  auto takeInits = [&](Operation *loop, MutableArrayRef<OpOperand> inits,
+                       ValueRange arguments) -> FailureOr<SmallVector<Value>> {
+    SmallVector<Value> received;
+    for (auto [init, argument] : llvm::zip_equal(inits, arguments)) {
+      Value buffer = init.get();
+      if (!isBuffer(buffer.getType()))
+        continue;
+      if (!isOwned(buffer) || !isLastUsedBy(block, buffer, loop, &init)) {
+        auto type = dyn_cast<MemRefType>(buffer.getType());
+        if (!type || !type.getLayout().isIdentity())
+          return failure();
+        copiedInits.push_back(&init);
+      } else {
+        give(buffer);
+      }
+      received.push_back(argument);
+    }
+    return received;
+  };
+  auto buffersOf = [](ValueRange values) {
+    SmallVector<Value> buffers;
+    for (Value value : values)
+      if (isBuffer(value.getType()))
+        buffers.push_back(value);
+    return buffers;
+  };
+
   for (Operation &op : block.without_terminator()) {
     if (auto loop = dyn_cast<scf::ForOp>(op)) {
-      SmallVector<Value> iterationBuffers;
-      for (auto [init, argument] :
-           llvm::zip_equal(loop.getInitArgsMutable(), loop.getRegionIterArgs())) {
-        Value buffer = init.get();
-        if (!isBuffer(buffer.getType()))
-          continue;
-        // The loop takes its initial buffer over: the block gives it, or a
-        // copy of it when it cannot.
-        if (!isOwned(buffer) || !isLastUsedBy(block, buffer, loop, &init)) {
-          auto type = dyn_cast<MemRefType>(buffer.getType());
-          if (!type || !type.getLayout().isIdentity())
-            return failure();
-          copiedInits.push_back(&init);
-        } else {
-          give(buffer);
-        }
-        iterationBuffers.push_back(argument);
-      }
-      if (failed(visitBlock(*loop.getBody(), iterationBuffers)))
+      FailureOr<SmallVector<Value>> iterationBuffers = takeInits(
+          loop, loop.getInitsMutable(), loop.getRegionIterArgs());
+      if (failed(iterationBuffers) ||
+          failed(visitBlock(*loop.getBody(), *iterationBuffers)))
+        return failure();
+    } else if (auto loop = dyn_cast<scf::WhileOp>(op)) {
+      // The condition region owns its arguments: the initial buffers in the
+      // first iteration, those the body yields in the others. scf.condition
+      // gives each buffer it forwards once, to the body's arguments when
+      // the loop goes on and to the loop's results when it ends: exactly
+      // one of them owns it next, either way.
+      FailureOr<SmallVector<Value>> stateBuffers =
+          takeInits(loop, loop.getInitsMutable(), loop.getBeforeArguments());
+      if (failed(stateBuffers) ||
+          failed(visitBlock(loop.getBefore().front(), *stateBuffers)) ||
+          failed(visitBlock(loop.getAfter().front(),
+                            buffersOf(loop.getAfterArguments()))))
         return failure();
     } else if (auto branch = dyn_cast<scf::IfOp>(op)) {
       // The buffers of this block that a branch yields: the scf.if takes
