@@ -48,7 +48,8 @@ typedef enum EtCopyKernelFormat {
 /* The options of --etcopy-to-cuda (the host pipeline reads the first four
    and uploadGroupBytes).
    See docs/Pipeline.md. New options are appended: the struct grew with
-   kernelChip and kernelFormat, then with cudaGraphs, so a program compiled
+   kernelChip and kernelFormat, then with cudaGraphs, then with
+   useBarePointersForKernels, so a program compiled
    against an older header must be rebuilt (its struct is shorter than the
    library reads). Start from etcopyPipelineOptionsGetDefault(). */
 typedef struct EtCopyPipelineOptions {
@@ -67,12 +68,15 @@ typedef struct EtCopyPipelineOptions {
   EtCopyKernelFormat kernelFormat;
   /* Capture stream-ordered functions into CUDA graphs (cuda-graphs). */
   bool cudaGraphs;
+  /* Compile and launch kernels with bare pointers for memrefs
+     (use-bare-pointers-for-kernels). */
+  bool useBarePointersForKernels;
 } EtCopyPipelineOptions;
 
 /* The defaults: the whole job (placement, transfer optimisation with
    uploads grouped up to 1 MiB, planning with function-owned arenas, async
    and batched copies, pinned host buffers of transfers), no skip flag, no
-   CUDA graphs. */
+   CUDA graphs, kernels with full memref descriptors. */
 MLIR_CAPI_EXPORTED EtCopyPipelineOptions etcopyPipelineOptionsGetDefault(void);
 
 /* Parses the textual form of --etcopy-to-cuda's options

@@ -191,6 +191,14 @@ struct EtCopyPipelineOptions
           clEnumValN(KernelObjectFormat::Bin, "bin",
                      "a cubin, compiled by ptxas at compile time"),
           clEnumValN(KernelObjectFormat::Fatbin, "fatbin", "a fatbin"))};
+  BoolPipelineOption useBarePointersForKernels{
+      *this, "use-bare-pointers-for-kernels",
+      llvm::cl::desc("Compile the kernels with bare pointers for memrefs "
+                     "(convert-gpu-to-nvvm's use-bare-ptr-memref-call-conv) "
+                     "and launch them so; memref kernel arguments must have "
+                     "a static shape and the identity layout (default: "
+                     "false)"),
+      llvm::cl::init(false)};
 };
 
 /// From tensor- or memref-level IR with delegates or etcopy ops to the LLVM

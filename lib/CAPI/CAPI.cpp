@@ -135,6 +135,7 @@ toCOptions(const etcopy::EtCopyPipelineOptions &from) {
                 ? EtCopyKernelFormatFatbin
                 : EtCopyKernelFormatIsa,
       from.cudaGraphs,
+      from.useBarePointersForKernels,
   };
   const std::string &chip = from.kernelChip.getValue();
   if (chip.size() >= ETCOPY_KERNEL_CHIP_SIZE)
@@ -213,6 +214,7 @@ static void copyOptions(const EtCopyPipelineOptions &from,
   to.batchCopies = from.batchCopies;
   to.pinnedHostMemory = from.pinnedHostMemory;
   to.cudaGraphs = from.cudaGraphs;
+  to.useBarePointersForKernels = from.useBarePointersForKernels;
   to.kernelChip = std::string(from.kernelChip);
   to.kernelFormat = from.kernelFormat == EtCopyKernelFormatBin
                         ? etcopy::KernelObjectFormat::Bin

@@ -53,10 +53,11 @@ static void addTensorStages(OpPassManager &pm, const OptionsT &options) {
 /// gpu.binary). Each stage leaves a module without gpu.module unchanged and
 /// preserves its analyses (no verification).
 static void addKernelStages(OpPassManager &pm, StringRef chip,
-                            KernelObjectFormat format) {
+                            KernelObjectFormat format, bool barePointers) {
   pm.addPass(createEtCopyOutlineHostKernels());
   EtCopyCompileKernelsOptions kernels;
   kernels.chip = chip.str();
+  kernels.useBarePointersForKernels = barePointers;
   kernels.format.clear();
   llvm::raw_string_ostream(kernels.format) << format;
   pm.addPass(createEtCopyCompileKernels(kernels));
@@ -65,7 +66,10 @@ static void addKernelStages(OpPassManager &pm, StringRef chip,
 void etcopy::buildEtCopyToCUDAPipeline(OpPassManager &pm,
                                        const EtCopyPipelineOptions &options) {
   // Kernels first: the etcopy stages see launches of compiled kernels.
-  addKernelStages(pm, options.kernelChip.getValue(), options.kernelFormat);
+  // One option for both sides of the calling convention: the kernels'
+  // compilation and their launches (and the simulator's host versions).
+  addKernelStages(pm, options.kernelChip.getValue(), options.kernelFormat,
+                  options.useBarePointersForKernels);
   addTensorStages(pm, options);
   if (options.planMemory) {
     EtCopyPlanDeviceMemoryOptions planning;
@@ -86,6 +90,7 @@ void etcopy::buildEtCopyToCUDAPipeline(OpPassManager &pm,
   toCUDA.batchCopies = options.batchCopies;
   toCUDA.pinnedHostMemory = options.pinnedHostMemory;
   toCUDA.cudaGraphs = options.cudaGraphs;
+  toCUDA.useBarePointersForKernels = options.useBarePointersForKernels;
   // It folds its own unrealized casts: no reconcile-unrealized-casts (and
   // no verification of the whole lowered module after it).
   pm.addPass(createConvertGPUToCUDARuntime(toCUDA));

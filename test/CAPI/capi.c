@@ -114,26 +114,29 @@ int main(void) {
   EtCopyPipelineOptions options = etcopyPipelineOptionsGetDefault();
   printf("defaults: place=%d skip-h2d=%d skip-d2h=%d optimize=%d plan=%d "
          "arenas=%d async=%d batch=%d pinned=%d upload-group=%llu "
-         "kernel-chip=%s kernel-format=%d cuda-graphs=%d\n",
+         "kernel-chip=%s kernel-format=%d cuda-graphs=%d bare-pointers=%d\n",
          options.placeCopies, options.skipH2DForMethodInputs,
          options.skipD2HForMethodOutputs, options.optimizeTransfers,
          options.planMemory, options.arenaOwnership, options.async,
          options.batchCopies, options.pinnedHostMemory,
          (unsigned long long)options.uploadGroupBytes, options.kernelChip,
-         options.kernelFormat, options.cudaGraphs);
+         options.kernelFormat, options.cudaGraphs,
+         options.useBarePointersForKernels);
   if (mlirLogicalResultIsFailure(etcopyPipelineOptionsParse(
           mlirStringRefCreateFromCString(
               "skip-h2d-for-method-inputs=true arena-ownership=caller "
               "pinned-host-memory=false upload-group-bytes=4096 "
-              "kernel-chip=sm_80 kernel-format=bin cuda-graphs=true"),
+              "kernel-chip=sm_80 kernel-format=bin cuda-graphs=true "
+              "use-bare-pointers-for-kernels=true"),
           &options, print, NULL)))
     return 4;
   printf("parsed: skip-h2d=%d arenas=%d pinned=%d upload-group=%llu "
-         "kernel-chip=%s kernel-format=%d cuda-graphs=%d\n",
+         "kernel-chip=%s kernel-format=%d cuda-graphs=%d bare-pointers=%d\n",
          options.skipH2DForMethodInputs, options.arenaOwnership,
          options.pinnedHostMemory,
          (unsigned long long)options.uploadGroupBytes, options.kernelChip,
-         options.kernelFormat, options.cudaGraphs);
+         options.kernelFormat, options.cudaGraphs,
+         options.useBarePointersForKernels);
   EtCopyPipelineOptions unchanged = options;
   if (mlirLogicalResultIsSuccess(etcopyPipelineOptionsParse(
           mlirStringRefCreateFromCString("no-such-option=1"), &options, print,

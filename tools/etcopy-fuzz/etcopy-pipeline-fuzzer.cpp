@@ -64,6 +64,7 @@ static const char *const kOptionVariants[] = {
     "etcopy-to-cuda{place-copies=false optimize-transfers=false}",
     "etcopy-to-cuda{kernel-chip=sm_80 kernel-format=isa}",
     "etcopy-to-cuda{cuda-graphs=true}",
+    "etcopy-to-cuda{use-bare-pointers-for-kernels=true}",
     "convert-gpu-to-cuda-runtime{cuda-graphs=true pinned-host-memory=true}",
     "etcopy-to-host{skip-h2d-for-method-inputs=true "
     "skip-d2h-for-method-outputs=true optimize-transfers=false}",

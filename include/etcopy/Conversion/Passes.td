@@ -234,6 +234,12 @@ def ConvertGPUToCUDARuntime
            "stream-ordered into a CUDA graph at its first call and replay it "
            "with one cudaGraphLaunch while its inputs stay the same "
            "(default: false)">,
+    Option<"useBarePointersForKernels", "use-bare-pointers-for-kernels",
+           "bool", /*default=*/"false",
+           "Pass each memref kernel argument as its aligned pointer alone, "
+           "for kernels compiled with convert-gpu-to-nvvm's "
+           "use-bare-ptr-memref-call-conv; such kernels take only memrefs "
+           "with a static shape and the identity layout (default: false)">,
   ];
   let statistics = [
     Statistic<"numStreams", "streams", "Number of functions given streams">,
@@ -422,9 +428,11 @@ def EtCopyCompileKernels
 
     1. `nvvm-attach-target{chip=<chip>}`;
     2. in each `gpu.module`: `convert-scf-to-cf`, `expand-strided-metadata`,
-       `lower-affine`, `convert-gpu-to-nvvm`, `reconcile-unrealized-casts`
-       (the kernels' structured control flow, views and affine maps first,
-       as upstream's `gpu-lower-to-nvvm-pipeline` lowers them);
+       `lower-affine`,
+       `convert-gpu-to-nvvm{use-bare-ptr-memref-call-conv=<use-bare-pointers-for-kernels>}`,
+       `reconcile-unrealized-casts` (the kernels' structured control flow,
+       views and affine maps first, as upstream's `gpu-lower-to-nvvm-pipeline`
+       lowers them);
     3. `gpu-module-to-binary{format=<format>}`: each `gpu.module` becomes a
        `gpu.binary`.
 
@@ -445,6 +453,11 @@ def EtCopyCompileKernels
     Option<"format", "format", "std::string", /*default=*/"\"isa\"",
            "What each gpu.module becomes (gpu-module-to-binary's format): "
            "isa (PTX), bin (a cubin) or fatbin (default: isa)">,
+    Option<"useBarePointersForKernels", "use-bare-pointers-for-kernels",
+           "bool", /*default=*/"false",
+           "Compile the kernels with convert-gpu-to-nvvm's "
+           "use-bare-ptr-memref-call-conv: each memref parameter is its "
+           "aligned pointer alone (default: false)">,
   ];
 }
 

@@ -332,7 +332,8 @@ void ConvertGPUToCUDARuntimePass::runOnOperation() {
   ModuleWork work;
   unsigned indexBitwidth = converter.getIndexTypeBitwidth();
   if (failed(validateAndCollect(module, symbols, indexBitwidth,
-                                pinnedHostMemory, work)))
+                                pinnedHostMemory, useBarePointersForKernels,
+                                work)))
     return signalPassFailure();
   foldRuntimeOps(work);
 
@@ -425,6 +426,11 @@ void ConvertGPUToCUDARuntimePass::runOnOperation() {
   RewritePatternSet patterns(ctx);
   SymbolTableCollection symbolTables;
   populateModuleToLLVMPatterns(target, converter, symbolTables, patterns);
+  // The host kernels' memref inputs, which bare-pointer launches pass as
+  // one pointer each, before the conversion expands them.
+  HostKernelInputs hostKernelInputs;
+  if (useBarePointersForKernels)
+    hostKernelInputs = collectHostKernelInputs(module);
   // The driver keeps its pattern rollback (the default). Without it
   // (`allowPatternRollback = false`) the conversion is about a fifth faster
   // on tensor-level input, but the driver aborts the process wherever it
@@ -435,7 +441,9 @@ void ConvertGPUToCUDARuntimePass::runOnOperation() {
     return signalPassFailure();
   // The binaries become globals (their host kernels are llvm.func now),
   // which the launches refer to.
-  KernelLowering kernels(module, symbols);
+  KernelLowering kernels(module, symbols,
+                         useBarePointersForKernels ? &hostKernelInputs
+                                                   : nullptr);
   lowerRuntimeOps(work, converter, support, plans, addressOnlyViews, &kernels);
   support.emit();
 

@@ -56,26 +56,93 @@ gpu::ObjectAttr getSelectedObject(gpu::BinaryOp binary) {
   return cast<gpu::ObjectAttr>(objects.front());
 }
 
+/// The number of LLVM parameters a memref of `type` expands to (allocated
+/// and aligned pointers, offset, sizes, strides).
+int64_t getNumDescriptorFields(MemRefType type) {
+  return 3 + 2 * type.getRank();
+}
+
 /// The kinds of the parameters of a host kernel (after the ids), as the
 /// simulator reads them: 'p' for a pointer, else the value's byte size.
-std::string getParameterKinds(LLVM::LLVMFuncOp hostKernel) {
+/// With `barePointerInputs` (the kernel's inputs before the lowering), each
+/// memref is one pointer.
+std::string getParameterKinds(LLVM::LLVMFuncOp hostKernel,
+                              ArrayRef<Type> barePointerInputs) {
   std::string kinds;
   DataLayout layout = DataLayout::closest(hostKernel);
-  for (Type type : hostKernel.getFunctionType().getParams().drop_front(
-           kNumHostKernelIds)) {
+  auto addKind = [&](Type type) {
     if (isa<LLVM::LLVMPointerType>(type)) {
       kinds.push_back('p');
-      continue;
+      return;
     }
     uint64_t bytes = layout.getTypeSize(type);
     kinds.push_back(bytes < 10 ? char('0' + bytes) : '?');
+  };
+  ArrayRef<Type> params =
+      hostKernel.getFunctionType().getParams().drop_front(kNumHostKernelIds);
+  if (barePointerInputs.empty()) {
+    llvm::for_each(params, addKind);
+    return kinds;
+  }
+  for (Type input : barePointerInputs) {
+    auto memref = dyn_cast<MemRefType>(input);
+    if (memref)
+      kinds.push_back('p');
+    else
+      addKind(params.front());
+    params = params.drop_front(memref ? getNumDescriptorFields(memref) : 1);
   }
   return kinds;
 }
 
+/// Loads the kernel arguments of a bare-pointer launch from `args` (one
+/// slot per kernel input, `inputs`) into `arguments` as the host kernel's
+/// lowered parameters `params` take them: a memref (static shape, identity
+/// layout) as the descriptor of its pointer, scalars as they are.
+void expandBarePointers(OpBuilder &builder, Location loc, Value args,
+                        ArrayRef<Type> inputs, ArrayRef<Type> params,
+                        SmallVectorImpl<Value> &arguments) {
+  auto pointerType = LLVM::LLVMPointerType::get(builder.getContext());
+  DenseMap<std::pair<Type, int64_t>, Value> constants;
+  for (auto [slot, input] : llvm::enumerate(inputs)) {
+    Value address = LLVM::GEPOp::create(
+        builder, loc, pointerType, pointerType, args,
+        ArrayRef<LLVM::GEPArg>{int32_t(slot)});
+    Value pointer = LLVM::LoadOp::create(builder, loc, pointerType, address);
+    auto memref = dyn_cast<MemRefType>(input);
+    if (!memref) {
+      arguments.push_back(
+          LLVM::LoadOp::create(builder, loc, params.front(), pointer));
+      params = params.drop_front();
+      continue;
+    }
+    Value aligned = LLVM::LoadOp::create(builder, loc, pointerType, pointer);
+    Type indexType = params[2];
+    auto constant = [&](int64_t value) -> Value {
+      Value &constant = constants[{indexType, value}];
+      if (!constant)
+        constant = LLVM::ConstantOp::create(
+            builder, loc, indexType, builder.getIntegerAttr(indexType, value));
+      return constant;
+    };
+    arguments.append({aligned, aligned, constant(0)});
+    for (int64_t size : memref.getShape())
+      arguments.push_back(constant(size));
+    int64_t stride = 1;
+    SmallVector<Value> strides;
+    for (int64_t size : llvm::reverse(memref.getShape())) {
+      strides.push_back(constant(stride));
+      stride *= size;
+    }
+    arguments.append(strides.rbegin(), strides.rend());
+    params = params.drop_front(getNumDescriptorFields(memref));
+  }
+}
+
 } // namespace
 
-bool validateLaunch(gpu::LaunchFuncOp launch, SymbolTable &symbols) {
+bool validateLaunch(gpu::LaunchFuncOp launch, SymbolTable &symbols,
+                    bool barePointers) {
   bool valid = true;
   StringAttr moduleName = launch.getKernelModuleName();
   Operation *container = symbols.lookup(moduleName);
@@ -127,6 +194,17 @@ bool validateLaunch(gpu::LaunchFuncOp launch, SymbolTable &symbols) {
       launch.emitError("cannot pass the unranked memref ")
           << type << " to a kernel; cast it to a ranked memref first";
       valid = false;
+    } else if (auto memref = dyn_cast<MemRefType>(type);
+               memref && barePointers &&
+               (!memref.hasStaticShape() || !memref.getLayout().isIdentity())) {
+      // As upstream's gpu-to-llvm with use-bare-pointers-for-kernels: the
+      // kernel gets no sizes, strides or offset, so they must be known.
+      launch.emitError("cannot pass ")
+          << type
+          << " to a kernel compiled for bare pointers "
+             "(use-bare-pointers-for-kernels): its memref arguments must "
+             "have a static shape and the identity layout";
+      valid = false;
     } else if (!isa<MemRefType, IntegerType, FloatType, IndexType>(type)) {
       launch.emitError("cannot pass a value of type ")
           << type << " to a kernel; supported: memrefs, integers, floats, "
@@ -137,8 +215,19 @@ bool validateLaunch(gpu::LaunchFuncOp launch, SymbolTable &symbols) {
   return valid;
 }
 
-KernelLowering::KernelLowering(ModuleOp module, SymbolTable &symbols)
-    : module(module), symbols(symbols) {
+HostKernelInputs collectHostKernelInputs(ModuleOp module) {
+  HostKernelInputs inputs;
+  for (auto func : module.getOps<func::FuncOp>())
+    if (func->hasAttr(kHostKernelAttrName))
+      inputs[func.getSymName()] = llvm::to_vector(
+          func.getFunctionType().getInputs().drop_front(kNumHostKernelIds));
+  return inputs;
+}
+
+KernelLowering::KernelLowering(ModuleOp module, SymbolTable &symbols,
+                               const HostKernelInputs *barePointerInputs)
+    : module(module), symbols(symbols),
+      barePointers(barePointerInputs != nullptr) {
   MLIRContext *ctx = module.getContext();
   auto pointerType = LLVM::LLVMPointerType::get(ctx);
   auto i64Type = IntegerType::get(ctx, 64);
@@ -193,8 +282,16 @@ KernelLowering::KernelLowering(ModuleOp module, SymbolTable &symbols)
         hostKernel.erase();
         continue;
       }
-      entry.kinds =
-          makeString(getParameterKinds(hostKernel), "__etcopy_host_kernel_kinds");
+      // With bare pointers, a memref's descriptor is rebuilt by the entry
+      // from its aligned pointer and its static shape (identity layout,
+      // validated at each launch): the simulator passes one pointer.
+      ArrayRef<Type> inputs;
+      if (barePointerInputs)
+        if (auto found = barePointerInputs->find(hostKernel.getName());
+            found != barePointerInputs->end())
+          inputs = found->second;
+      entry.kinds = makeString(getParameterKinds(hostKernel, inputs),
+                               "__etcopy_host_kernel_kinds");
       // void entry(void **args, const uint64_t ids[12]): loads the ids and
       // each parameter through its pointer, calls the host kernel.
       builder.setInsertionPointToEnd(module.getBody());
@@ -210,6 +307,13 @@ KernelLowering::KernelLowering(ModuleOp module, SymbolTable &symbols)
       Value args = body->getArgument(0), ids = body->getArgument(1);
       SmallVector<Value> arguments;
       ArrayRef<Type> params = hostKernel.getFunctionType().getParams();
+      if (!inputs.empty()) {
+        params = params.take_front(kNumHostKernelIds);
+        expandBarePointers(builder, loc, args, inputs,
+                           hostKernel.getFunctionType().getParams().drop_front(
+                               kNumHostKernelIds),
+                           arguments);
+      }
       for (auto [index, type] : llvm::enumerate(params)) {
         bool isId = index < kNumHostKernelIds;
         Value base = isId ? ids : args;
@@ -222,7 +326,7 @@ KernelLowering::KernelLowering(ModuleOp module, SymbolTable &symbols)
           value = LLVM::LoadOp::create(builder, loc, type, value);
         else if (type != i64Type)
           value = LLVM::TruncOp::create(builder, loc, type, value);
-        arguments.push_back(value);
+        arguments.insert(arguments.begin() + index, value);
       }
       LLVM::CallOp::create(builder, loc, hostKernel, arguments);
       LLVM::ReturnOp::create(builder, loc, ValueRange());
@@ -348,13 +452,19 @@ void KernelLowering::lowerLaunch(OpBuilder &builder, gpu::LaunchFuncOp launch,
   StringRef kernelName = launch.getKernelName().getValue();
   Binary &binary = binaries[binaryName];
 
-  // The parameters: each memref's descriptor fields, each scalar.
+  // The parameters: each memref's descriptor fields (its aligned pointer
+  // alone for bare-pointer kernels), each scalar.
   SmallVector<Value> parameters;
   for (auto [operand, lowered] :
        llvm::zip_equal(launch.getKernelOperands(), adaptor.getKernelOperands())) {
     auto memref = dyn_cast<MemRefType>(operand.getType());
     if (!memref) {
       parameters.push_back(lowered);
+      continue;
+    }
+    if (barePointers) {
+      parameters.push_back(
+          values.getField(builder, loc, lowered, ArrayRef<int64_t>{1}));
       continue;
     }
     for (int64_t field = 0; field < 3; ++field)

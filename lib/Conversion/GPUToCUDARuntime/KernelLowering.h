@@ -20,8 +20,16 @@ namespace mlir::etcopy::cuda_lowering {
 
 /// Reports what the pass cannot lower in `launch` (its kernel must be in a
 /// gpu.binary of the module, with an object the CUDA Runtime can load; no
-/// cluster size, no async object); false if it reported something.
-bool validateLaunch(gpu::LaunchFuncOp launch, SymbolTable &symbols);
+/// cluster size, no async object; with `barePointers`, memref arguments of
+/// static shape and identity layout only);
+/// false if it reported something.
+bool validateLaunch(gpu::LaunchFuncOp launch, SymbolTable &symbols,
+                    bool barePointers);
+
+/// The kernel inputs (after the ids) of each host kernel of a module, by
+/// name, as they are before the lowering.
+using HostKernelInputs = llvm::StringMap<SmallVector<Type>>;
+HostKernelInputs collectHostKernelInputs(ModuleOp module);
 
 /// The globals of the module's gpu.binary ops, which it creates and erases
 /// the binaries, and the lowering of the launches that use them.
@@ -30,7 +38,12 @@ public:
   /// Creates the globals of every gpu.binary of `module` and erases the
   /// binaries; the host kernels of the module (already lowered to
   /// llvm.func) go into the binaries' tables of host kernels.
-  KernelLowering(ModuleOp module, SymbolTable &symbols);
+  /// With `barePointerInputs` (use-bare-pointers-for-kernels; the inputs of
+  /// the host kernels before the lowering), each memref argument of a launch
+  /// is passed as its aligned pointer alone, and the host kernels' entries
+  /// take it so.
+  KernelLowering(ModuleOp module, SymbolTable &symbols,
+                 const HostKernelInputs *barePointerInputs);
 
   /// Replaces `launch`, whose lowered operands are `operands`, by the calls
   /// that get its kernel and launch it on the plan's stream, at `builder`'s
@@ -55,6 +68,7 @@ private:
   ModuleOp module;
   SymbolTable &symbols;
   llvm::StringMap<Binary> binaries;
+  bool barePointers;
 };
 
 } // namespace mlir::etcopy::cuda_lowering

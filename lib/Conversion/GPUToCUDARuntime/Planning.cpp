@@ -282,7 +282,7 @@ FailureOr<MemsetPlan> planMemset(gpu::MemsetOp memset, unsigned indexBitwidth,
 
 LogicalResult validateAndCollect(ModuleOp module, SymbolTable &symbols,
                                  unsigned indexBitwidth, bool pinHostMemory,
-                                 ModuleWork &work) {
+                                 bool barePointerKernels, ModuleWork &work) {
   work.pinTransferBuffers = pinHostMemory;
   bool failed = false;
   auto checkMemRef = [&](Operation *op, Type type) {
@@ -398,7 +398,7 @@ LogicalResult validateAndCollect(ModuleOp module, SymbolTable &symbols,
       return WalkResult::advance();
     }
     if (auto launch = dyn_cast<gpu::LaunchFuncOp>(op))
-      failed |= !validateLaunch(launch, symbols);
+      failed |= !validateLaunch(launch, symbols, barePointerKernels);
     auto func = op->getParentOfType<func::FuncOp>();
     if (!func) {
       op->emitError("'") << op->getName()

@@ -82,7 +82,7 @@ struct ModuleWork {
 /// pinned with `pinHostMemory`). Returns failure if anything cannot be lowered.
 LogicalResult validateAndCollect(ModuleOp module, SymbolTable &symbols,
                                  unsigned indexBitwidth, bool pinHostMemory,
-                                 ModuleWork &work);
+                                 bool barePointerKernels, ModuleWork &work);
 
 //===----------------------------------------------------------------------===//
 // Batches of copies

@@ -40,7 +40,8 @@ bool isKernelFormat(StringRef format) {
 }
 
 /// Upstream's NVPTX path for the gpu.modules of a module.
-void buildKernelPipeline(OpPassManager &pm, StringRef chip, StringRef format) {
+void buildKernelPipeline(OpPassManager &pm, StringRef chip, StringRef format,
+                         bool barePointers) {
   GpuNVVMAttachTargetOptions target;
   target.chip = chip.str();
   pm.addPass(createGpuNVVMAttachTarget(target));
@@ -51,7 +52,9 @@ void buildKernelPipeline(OpPassManager &pm, StringRef chip, StringRef format) {
   kernels.addPass(createSCFToControlFlowPass());
   kernels.addPass(memref::createExpandStridedMetadataPass());
   kernels.addPass(createLowerAffinePass());
-  kernels.addPass(createConvertGpuOpsToNVVMOps());
+  ConvertGpuOpsToNVVMOpsOptions toNVVM;
+  toNVVM.useBarePtrCallConv = barePointers;
+  kernels.addPass(createConvertGpuOpsToNVVMOps(toNVVM));
   kernels.addPass(createReconcileUnrealizedCastsPass());
   GpuModuleToBinaryPassOptions binary;
   binary.compilationTarget = format.str();
@@ -64,7 +67,7 @@ struct EtCopyCompileKernelsPass
 
   void getDependentDialects(DialectRegistry &registry) const override {
     OpPassManager pipeline(ModuleOp::getOperationName());
-    buildKernelPipeline(pipeline, chip, format);
+    buildKernelPipeline(pipeline, chip, format, useBarePointersForKernels);
     pipeline.getDependentDialects(registry);
   }
 
@@ -74,7 +77,7 @@ struct EtCopyCompileKernelsPass
              << "option 'format' of 'etcopy-compile-kernels': '" << format
              << "' is not a kernel format; expected isa, bin or fatbin";
     pipeline.emplace(ModuleOp::getOperationName());
-    buildKernelPipeline(*pipeline, chip, format);
+    buildKernelPipeline(*pipeline, chip, format, useBarePointersForKernels);
     return success();
   }
 
