@@ -382,6 +382,24 @@ int main(void) {{
 # (c) chain: L delegates in a chain, called R times
 # ===----------------------------------------------------------------------=== #
 
+# The body of the C stand-in for a layer's kernel, shared by the chains of
+# (c) and (e): a fresh result on `stream` holding the activation, in stream
+# order (cudaMallocAsync and one device-to-device copy).
+LAYER_WORK = """\
+  float *data = NULL;
+  check(cudaMallocAsync((void **)&data, ELEMENTS * sizeof(float), stream),
+        "cudaMallocAsync");
+  check(cudaMemcpyAsync(data, activation->aligned + activation->offset,
+                        ELEMENTS * sizeof(float), cudaMemcpyDeviceToDevice,
+                        stream),
+        "cudaMemcpyAsync");
+  result->allocated = result->aligned = data;
+  result->offset = 0;
+  result->sizes[0] = ELEMENTS;
+  result->strides[0] = 1;
+"""
+
+
 def chain(layers, calls, activation_bytes, input_bytes, stream_ordered,
           per_call_streams, hoisted_uploads=False):
     """A method calling the delegate @layer `layers` times in a chain on
@@ -483,18 +501,7 @@ enum {{ ELEMENTS = {a}, CALLS = {calls} }};
 // activation, in stream order.
 static void layer(MemRef1D *result, MemRef1D *activation,
                   cudaStream_t stream) {{
-  float *data = NULL;
-  check(cudaMallocAsync((void **)&data, ELEMENTS * sizeof(float), stream),
-        "cudaMallocAsync");
-  check(cudaMemcpyAsync(data, activation->aligned + activation->offset,
-                        ELEMENTS * sizeof(float), cudaMemcpyDeviceToDevice,
-                        stream),
-        "cudaMemcpyAsync");
-  result->allocated = result->aligned = data;
-  result->offset = 0;
-  result->sizes[0] = ELEMENTS;
-  result->strides[0] = 1;
-}}
+{LAYER_WORK}}}
 
 // @layer, {kind}.
 {delegate}
@@ -630,18 +637,7 @@ enum {{ ELEMENTS = {a}, CALLS = {calls} }};
 // order.
 void _mlir_ciface_layer(MemRef1D *result, MemRef1D *activation,
                         cudaStream_t stream) {{
-  float *data = NULL;
-  check(cudaMallocAsync((void **)&data, ELEMENTS * sizeof(float), stream),
-        "cudaMallocAsync");
-  check(cudaMemcpyAsync(data, activation->aligned + activation->offset,
-                        ELEMENTS * sizeof(float), cudaMemcpyDeviceToDevice,
-                        stream),
-        "cudaMemcpyAsync");
-  result->allocated = result->aligned = data;
-  result->offset = 0;
-  result->sizes[0] = ELEMENTS;
-  result->strides[0] = 1;
-}}
+{LAYER_WORK}}}
 
 void _mlir_ciface_chain(MemRef1D *x, MemRef1D *out);
 

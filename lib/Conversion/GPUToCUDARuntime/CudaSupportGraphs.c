@@ -36,7 +36,8 @@ static void release_graph_cell(etcopy_graph_cell *cell) {
     (void)cudaStreamDestroy(stream);
 }
 
-/* Destroys every instance and capture stream (see "Release at exit"). */
+/* Destroys every instance and capture stream (see "Release at exit" in
+ * CudaSupport.c). */
 __attribute__((destructor)) static void release_graphs(void) {
   uint32_t count = __atomic_load_n(&__etcopy_graph_count, __ATOMIC_ACQUIRE);
   if (count > ETCOPY_MAX_GRAPHS)

@@ -130,9 +130,9 @@ static etcopy_host_block *take_all_host_blocks(etcopy_host_cache *cache) {
   return idle;
 }
 
-/* Frees the idle blocks of each cache (see "Release at exit"): one
- * destructor per cache, so that a module that uses one cache only does not
- * carry the other. */
+/* Frees the idle blocks of each cache (see "Release at exit" in
+ * CudaSupport.c): one destructor per cache, so that a module that uses one
+ * cache only does not carry the other. */
 __attribute__((destructor)) static void release_pinned_host_cache(void) {
   for (etcopy_host_block *block = take_all_host_blocks(&__etcopy_pinned_cache),
                          *next;
