@@ -429,13 +429,12 @@ std::string readPool(PoolState &state) {
   return "";
 }
 
-/// A registry with the simulator's allocator made with `options`, which
-/// allocates and frees `nbytes` on cuda:0; fills `registry`.
+/// Registers in `registry` the simulator's allocator made with `options`,
+/// which allocates and frees `nbytes` on cuda:0.
 std::string registerAndUse(const etcopy_cuda_allocator_options &options,
-                           uint64_t nbytes, etcopy_registry *&registry) {
+                           uint64_t nbytes, etcopy_registry *registry) {
   void *ptr = nullptr;
-  if (etcopy_registry_create(0, &registry) != ETCOPY_STATUS_OK ||
-      etcopy_registry_register_simulator_with_options(registry, &options) !=
+  if (etcopy_registry_register_simulator_with_options(registry, &options) !=
           ETCOPY_STATUS_OK ||
       etcopy_allocate(registry, ETCOPY_DEVICE_CUDA, 0, nbytes, 256, &ptr) !=
           ETCOPY_STATUS_OK ||
@@ -457,7 +456,8 @@ TEST(CApiTest, PoolPolicyFromOptions) {
                 etcopy_cuda_allocator_options_init(&options);
                 options.has_pool_release_threshold = 1;
                 options.pool_release_threshold = 1 << 20;
-                etcopy_registry *registry = nullptr;
+                ScopedRegistry scoped;
+                etcopy_registry *registry = scoped.get();
                 std::string failure =
                     registerAndUse(options, 4 << 20, registry);
                 if (!failure.empty())
@@ -474,7 +474,6 @@ TEST(CApiTest, PoolPolicyFromOptions) {
                 if (pool.threshold != 1 << 20 || pool.reserved > 1 << 20)
                   return "pool threshold " + std::to_string(pool.threshold) +
                          ", reserved " + std::to_string(pool.reserved);
-                etcopy_registry_destroy(registry);
                 return "";
               }),
               ::testing::ExitedWithCode(0), "");
@@ -483,7 +482,8 @@ TEST(CApiTest, PoolPolicyFromOptions) {
                 ::setenv("ETCOPY_POOL_RELEASE_THRESHOLD", "65536", 1);
                 etcopy_cuda_allocator_options options;
                 etcopy_cuda_allocator_options_init(&options);
-                etcopy_registry *registry = nullptr;
+                ScopedRegistry scoped;
+                etcopy_registry *registry = scoped.get();
                 std::string failure = registerAndUse(options, 4096, registry);
                 uint64_t threshold = 0;
                 if (failure.empty() &&
@@ -493,11 +493,11 @@ TEST(CApiTest, PoolPolicyFromOptions) {
                   failure = "threshold " + std::to_string(threshold);
                 // A malformed one is reported by the registration.
                 ::setenv("ETCOPY_POOL_RELEASE_THRESHOLD", "lots", 1);
-                etcopy_registry *other = nullptr;
+                ScopedRegistry other;
                 if (failure.empty() &&
-                    (etcopy_registry_create(0, &other) != ETCOPY_STATUS_OK ||
-                     etcopy_registry_register_simulator_with_options(
-                         other, &options) != ETCOPY_STATUS_INVALID_ARGUMENT ||
+                    (etcopy_registry_register_simulator_with_options(
+                         other.get(), &options) !=
+                         ETCOPY_STATUS_INVALID_ARGUMENT ||
                      lastError().find("ETCOPY_POOL_RELEASE_THRESHOLD='lots'") ==
                          std::string::npos))
                   failure = "malformed variable: '" + lastError() + "'";
@@ -510,7 +510,8 @@ TEST(CApiTest, PoolPolicyFromOptions) {
                 etcopy_cuda_allocator_options options;
                 etcopy_cuda_allocator_options_init(&options);
                 options.use_memory_pool = 0;
-                etcopy_registry *registry = nullptr;
+                ScopedRegistry scoped;
+                etcopy_registry *registry = scoped.get();
                 std::string failure =
                     registerAndUse(options, 1 << 20, registry);
                 if (!failure.empty())
@@ -535,7 +536,8 @@ TEST(CApiTest, TrimmingThePool) {
                 // The default policy keeps what was freed ...
                 etcopy_cuda_allocator_options options;
                 etcopy_cuda_allocator_options_init(&options);
-                etcopy_registry *registry = nullptr;
+                ScopedRegistry scoped;
+                etcopy_registry *registry = scoped.get();
                 std::string failure =
                     registerAndUse(options, 4 << 20, registry);
                 if (!failure.empty())
@@ -574,7 +576,6 @@ TEST(CApiTest, TrimmingThePool) {
                     etcopy_cuda_trim_memory_pool(registry, -1, 0) !=
                         ETCOPY_STATUS_INVALID_ARGUMENT)
                   return "bad ordinals: '" + lastError() + "'";
-                etcopy_registry_destroy(registry);
                 return "";
               }),
               ::testing::ExitedWithCode(0), "");
