@@ -51,15 +51,18 @@
 """Compile-time and memory benchmark of etcopy's passes on large inputs."""
 
 import argparse
+import concurrent.futures
 import math
 import os
 import re
 import shlex
+import shutil
 import signal
 import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -113,15 +116,11 @@ class Timeout(Exception):
     pass
 
 
-def run_timed(opt, flags, path, timeout, output=os.devnull):
-    """Runs `opt path flags` once, printing to `output`; returns (pass
-    seconds, wall seconds, user CPU seconds, peak RSS in KiB). The wall time
-    is that of the whole command, taken here (/usr/bin/time's has 10 ms
-    steps); the user time is /usr/bin/time's."""
-    command = ["/usr/bin/time", "-f", "%U %M", opt, path, *flags,
-               "--mlir-timing", "-o", output]
+def run_command(command, timeout):
+    """Runs `command`; returns (its stderr, its wall seconds). Exits on
+    failure; raises Timeout after `timeout` seconds."""
     # In a session of its own, so that a timeout ends etcopy-opt too, not
-    # only /usr/bin/time.
+    # only the /usr/bin/time or valgrind that runs it.
     start = time.perf_counter()
     with subprocess.Popen(command, stdout=subprocess.DEVNULL,
                           stderr=subprocess.PIPE, text=True,
@@ -133,12 +132,50 @@ def run_timed(opt, flags, path, timeout, output=os.devnull):
             proc.communicate()
             raise Timeout()
     wall = time.perf_counter() - start
-    lines = stderr.splitlines()
-    if proc.returncode or not lines:
+    if proc.returncode or not stderr.strip():
         sys.exit(f"failed ({proc.returncode}): "
                  f"{' '.join(map(shlex.quote, command))}\n{stderr}")
-    user, rss = lines[-1].split()
+    return stderr, wall
+
+
+def run_timed(opt, flags, path, timeout, output=os.devnull):
+    """Runs `opt path flags` once, printing to `output`; returns (pass
+    seconds, wall seconds, user CPU seconds, peak RSS in KiB). The wall time
+    is that of the whole command, taken here (/usr/bin/time's has 10 ms
+    steps); the user time is /usr/bin/time's."""
+    stderr, wall = run_command(
+        ["/usr/bin/time", "-f", "%U %M", opt, path, *flags, "--mlir-timing",
+         "-o", output], timeout)
+    user, rss = stderr.splitlines()[-1].split()
     return pass_manager_seconds(stderr), wall, float(user), int(rss)
+
+
+# Counting instructions: cachegrind without its cache simulation is the
+# cheapest exact total valgrind gives (callgrind takes about twice as long
+# per instruction, lackey several times). Threading is off so that no
+# thread pool's waiting enters the count: the count of a command is then
+# the same from run to run.
+COUNT_COMMAND = ["valgrind", "--tool=cachegrind", "--cache-sim=no",
+                 "--cachegrind-out-file=/dev/null"]
+COUNT_FLAGS = ["--mlir-disable-threading"]
+COUNT_LINE = re.compile(r"^==\d+== I\s+refs:\s+([\d,]+)\s*$", re.MULTILINE)
+
+
+def run_counted(opt, flags, path, timeout, output=os.devnull):
+    """Runs `opt path flags` once under valgrind, printing to `output`;
+    returns (instructions executed, wall seconds)."""
+    stderr, wall = run_command(
+        [*COUNT_COMMAND, opt, path, *flags, *COUNT_FLAGS, "-o", output],
+        timeout)
+    return instructions(stderr), wall
+
+
+def instructions(report):
+    """The instructions executed, from cachegrind's summary on stderr."""
+    match = COUNT_LINE.search(report)
+    if not match:
+        sys.exit(f"no cachegrind summary (I refs) in:\n{report}")
+    return int(match.group(1).replace(",", ""))
 
 
 def pass_manager_seconds(report):
@@ -172,11 +209,12 @@ STATISTICS = {"median": statistics.median, "min": min}
 
 
 class Point:
-    """The runs of one command on one input: pass seconds, peak RSS and the
-    size of the output."""
+    """The runs of one command on one input: pass seconds (with --count,
+    instructions less those on `baseline`, the input at N = 1), peak RSS
+    and the size of the output."""
 
-    def __init__(self, flags, path, measure_output=False):
-        self.flags, self.path = flags, path
+    def __init__(self, flags, path, measure_output=False, baseline=None):
+        self.flags, self.path, self.baseline = flags, path, baseline
         self.seconds, self.user, self.rss, self.spent = [], [], 0, 0.0
         self.timed_out = False
         self.measure_output = measure_output
@@ -206,6 +244,33 @@ class Point:
         self.rss = max(self.rss, rss)
         self.spent += wall
 
+    def count(self, args):
+        """Counts the instructions of the command, once: they are the same
+        every run. `subtract` then takes the baseline's off."""
+        output = os.devnull
+        if self.measure_output:
+            output = f"{self.path}.{threading.get_ident()}.out"
+        try:
+            count, self.spent = run_counted(args.etcopy_opt, self.flags,
+                                            self.path, args.timeout, output)
+        except Timeout:
+            self.timed_out = True
+            return
+        if output != os.devnull:
+            with open(output) as f:
+                self.bytes_per_copy = bytes_per_copy(f.read())
+            os.remove(output)
+        self.seconds.append(count)
+
+    def subtract(self, baseline):
+        """Leaves what the input adds to the count of the same command on
+        the baseline input (`baseline`; None if it timed out): the process
+        start, the loading of dialects and the set-up of the passes."""
+        if baseline is None:
+            self.timed_out = True
+        if not self.timed_out:
+            self.seconds = [self.seconds[0] - baseline]
+
     def time(self, args):
         """The median (or minimum) of the runs; None after a timeout."""
         if self.timed_out or not self.seconds:
@@ -219,20 +284,35 @@ class Point:
         return STATISTICS[args.statistic](self.user)
 
 
-def measure(args, measurement, reference, sizes, directory):
-    """Runs `measurement`, the reference and (with --upstream) upstream's
-    lowering on every size, `--repeat` times in rounds over the sizes, so
-    that a change of load on the machine affects all sizes alike. Returns
+def make_points(args, measurement, reference, sizes, directory):
+    """The inputs and points of `measurement`, the reference and (with
+    --upstream) upstream's lowering on every size, not run yet:
     {n: (point, reference point, upstream point)}."""
     points = {}
     upstream = shlex.split(generate.upstream_flags(measurement.case))
+    baseline = upstream_baseline = None
+    if args.count:
+        baseline = prepare_input(args, measurement, 1, directory)
+        upstream_baseline = upstream_input(measurement, 1, directory)
     for n in sizes:
         path = prepare_input(args, measurement, n, directory)
-        points[n] = (Point(measurement.flags, path, measure_output=True),
-                     None if args.no_reference else Point(reference, path),
+        points[n] = (Point(measurement.flags, path, measure_output=True,
+                           baseline=baseline),
+                     None if args.no_reference else Point(reference, path,
+                                                          baseline=baseline),
                      Point(upstream, upstream_input(measurement, n,
-                                                    directory))
+                                                    directory),
+                           baseline=upstream_baseline)
                      if args.upstream else None)
+    return points
+
+
+def measure(args, measurement, reference, sizes, directory):
+    """Times `measurement`, the reference and (with --upstream) upstream's
+    lowering on every size, `--repeat` times in rounds over the sizes, so
+    that a change of load on the machine affects all sizes alike. Returns
+    {n: (point, reference point, upstream point)}."""
+    points = make_points(args, measurement, reference, sizes, directory)
     for _ in range(args.repeat):
         for n in sizes:
             point, reference_point, upstream_point = points[n]
@@ -249,6 +329,33 @@ def measure(args, measurement, reference, sizes, directory):
             if point.timed_out:
                 break  # Larger inputs would take longer still.
     return points
+
+
+def count_points(args, points):
+    """Counts every point of `points` and the baselines they need (once
+    each), `--jobs` commands at a time, the largest inputs first so that
+    the last command to end is a short one."""
+
+    def baseline(key):
+        try:
+            return run_counted(args.etcopy_opt, list(key[0]), key[1],
+                               args.timeout)[0]
+        except Timeout:
+            return None
+
+    def key(point):
+        return (tuple(point.flags), point.baseline)
+
+    with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
+        counted = [pool.submit(point.count, args) for point in sorted(
+            points, key=lambda point: -os.path.getsize(point.path))]
+        baselines = {key(point): None for point in points}
+        for k in baselines:
+            baselines[k] = pool.submit(baseline, k)
+    for future in counted:
+        future.result()  # Raises what the count raised.
+    for point in points:
+        point.subtract(baselines[key(point)].result())
 
 
 def upstream_input(measurement, n, directory):
@@ -283,12 +390,14 @@ def fmt(value, spec, missing=""):
     return missing if value is None else format(value, spec)
 
 
-def growth(previous, n, seconds):
-    """Time growth per 10x more input since `previous` (n, seconds)."""
+def growth(previous, n, seconds, base=0):
+    """Time growth per 10x more input since `previous` (n, seconds), the
+    input measured from size `base` (with --count, the baseline's 1: a
+    count at N less the count at 1 is that of N - 1 units)."""
     if not previous or previous[1] <= 0 or seconds is None:
         return None
     n0, s0 = previous
-    return (seconds / s0) ** (1 / math.log10(n / n0))
+    return (seconds / s0) ** (1 / math.log10((n - base) / (n0 - base)))
 
 
 def main():
@@ -326,11 +435,23 @@ def main():
                         help="time the whole command (start, parsing, "
                         "passes, printing to a file), not the passes, and "
                         "add its user CPU time")
+    parser.add_argument("--count", choices=["instructions"],
+                        help="count, instead of timing, the instructions "
+                        "each whole command executes under valgrind "
+                        "(cachegrind, threading off), less those of the "
+                        "same command on the case at N = 1: exact and "
+                        "unmoved by load, one run per point, about 30x "
+                        "slower than a run; no RSS")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count(),
+                        help="with --count, commands run at a time "
+                        "(default: one per core); times are taken one at "
+                        "a time")
     parser.add_argument("--no-reference", action="store_true",
                         help="do not run the reference")
     parser.add_argument("--max-growth", type=float, metavar="G",
-                        help="fail unless the time of every measurement "
-                        "grows at most G-fold per 10x more input")
+                        help="fail unless the time (or count) of every "
+                        "measurement grows at most G-fold per 10x more "
+                        "input")
     parser.add_argument("--max-ratio-growth", type=float, metavar="R",
                         help="fail unless the ratio of every measurement to "
                         "the reference grows at most R-fold per 10x more "
@@ -340,6 +461,10 @@ def main():
     args = parser.parse_args()
     if args.max_ratio_growth and args.no_reference:
         parser.error("--max-ratio-growth needs the reference")
+    if args.count and args.wall:
+        parser.error("--count counts the whole command already; no --wall")
+    if args.count and not shutil.which(COUNT_COMMAND[0]):
+        parser.error("--count needs valgrind")
     try:
         measurements = [Measurement(spec)
                         for spec in (args.measure or MEASUREMENTS)]
@@ -350,37 +475,59 @@ def main():
 
     user_header = (" user (s) | reference user (s) | user ratio |"
                    if args.wall else "")
-    upstream_header = (" upstream (s) | ratio to upstream | upstream RSS "
-                       "(MiB) |" if args.upstream else "")
-    print(f"| passes | N | {'wall ' if args.wall else ''}time (s) | "
-          f"{args.reference} (s) | ratio | growth per 10x | peak RSS (MiB) | "
+    unit = "(M)" if args.count else "(s)"
+    upstream_header = (f" upstream {unit} | ratio to upstream | upstream "
+                       "RSS (MiB) |" if args.upstream else "")
+    what = ("instructions" if args.count else
+            "wall time" if args.wall else "time")
+    print(f"| passes | N | {what} {unit} | "
+          f"{args.reference} {unit} | ratio | growth per 10x | peak RSS (MiB) | "
           f"reference RSS (MiB) | output per copy (B) |{user_header}"
           f"{upstream_header}")
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|" +
           ("---:|---:|---:|" if args.wall else "") +
           ("---:|---:|---:|" if args.upstream else ""))
+    quantity = "instruction count" if args.count else "time"
     failures = []
     with tempfile.TemporaryDirectory() as scratch:
         directory = args.keep or scratch
         os.makedirs(directory, exist_ok=True)
-        for measurement in measurements:
-            points = measure(args, measurement, reference, sizes, directory)
+        if args.count:
+            # Every command of every measurement in one pool.
+            counted = [make_points(args, measurement, reference, sizes,
+                                   directory)
+                       for measurement in measurements]
+            count_points(args, [point for points in counted
+                                for triple in points.values()
+                                for point in triple if point])
+        for index, measurement in enumerate(measurements):
+            points = (counted[index] if args.count else
+                      measure(args, measurement, reference, sizes,
+                              directory))
             previous = previous_ratio = None
             for n in sizes:
                 point, reference_point, upstream_point = points[n]
                 seconds = point.time(args)
                 ref_seconds = reference_point and reference_point.time(args)
                 ref_rss = reference_point and reference_point.rss
-                factor = growth(previous, n, seconds)
+                base = 1 if args.count else 0
+                factor = growth(previous, n, seconds, base)
                 ratio = seconds and ref_seconds and seconds / ref_seconds
-                ratio_factor = ratio and growth(previous_ratio, n, ratio)
+                ratio_factor = ratio and growth(previous_ratio, n, ratio, base)
+                # Counts in millions; a timeout shows as "> N s" either way.
+                shown = (lambda value: value and value / 1e6) if args.count \
+                    else (lambda value: value)
+                value_format = ".1f" if args.count else ".3f"
+                timeout_cell = f"> {args.timeout:.0f}" + (
+                    " s" if args.count else "")
                 cells = [measurement.label(), str(n),
-                         fmt(seconds, ".3f", f"> {args.timeout:.0f}"),
-                         fmt(ref_seconds, ".3f"),
+                         fmt(shown(seconds), value_format, timeout_cell),
+                         fmt(shown(ref_seconds), value_format),
                          fmt(ratio, ".2f"),
                          fmt(factor, ".1f"),
-                         fmt(seconds and point.rss / 1024, ".0f"),
-                         fmt(ref_rss and ref_rss / 1024, ".0f"),
+                         # No RSS with --count (valgrind's own).
+                         fmt(seconds and point.rss / 1024 or None, ".0f"),
+                         fmt(ref_rss and ref_rss / 1024 or None, ".0f"),
                          fmt(point.bytes_per_copy, ".0f")]
                 if args.wall:
                     user = point.user_time(args)
@@ -391,18 +538,19 @@ def main():
                                   ".2f")]
                 if upstream_point:
                     up_seconds = upstream_point.time(args)
-                    cells += [fmt(up_seconds, ".3f", f"> {args.timeout:.0f}"),
+                    cells += [fmt(shown(up_seconds), value_format,
+                                  timeout_cell),
                               fmt(seconds and up_seconds and
                                   seconds / up_seconds, ".2f"),
                               fmt(up_seconds and
-                                  upstream_point.rss / 1024, ".0f")]
+                                  upstream_point.rss / 1024 or None, ".0f")]
                 print("| " + " | ".join(cells) + " |", flush=True)
                 if seconds is None:
                     failures.append(f"{measurement.label()}: timed out at "
                                     f"N = {n}")
                     break
                 if args.max_growth and factor and factor > args.max_growth:
-                    failures.append(f"{measurement.label()}: time grows "
+                    failures.append(f"{measurement.label()}: {quantity} grows "
                                     f"{factor:.1f}-fold per 10x from N = "
                                     f"{previous[0]} to {n}")
                 if (args.max_ratio_growth and ratio_factor and
@@ -415,8 +563,8 @@ def main():
     for failure in failures:
         print(f"FAIL: {failure}")
     if args.max_growth and not failures:
-        print(f"OK: every time grows at most {args.max_growth:g}-fold per "
-              "10x more input")
+        print(f"OK: every {quantity} grows at most {args.max_growth:g}-fold "
+              "per 10x more input")
     if args.max_ratio_growth and not failures:
         print(f"OK: every ratio to the reference grows at most "
               f"{args.max_ratio_growth:g}-fold per 10x more input")

@@ -1,6 +1,8 @@
 # Prints what utils/compile-time-benchmark/benchmark.py makes of an
 # --mlir-timing report or of printed output:
 #   benchmark-report.py SRC_ROOT timing FILE   the seconds it times
+#   benchmark-report.py SRC_ROOT count FILE    the instructions it counts
+#                                              (--count instructions)
 #   benchmark-report.py SRC_ROOT output FILE   copies, bytes, bytes per copy
 import os
 import sys
@@ -13,6 +15,8 @@ with open(path) as f:
     text = f.read()
 if kind == "timing":
     print(f"seconds={benchmark.pass_manager_seconds(text):.4f}")
+elif kind == "count":
+    print(f"instructions={benchmark.instructions(text)}")
 else:
     per_copy = benchmark.bytes_per_copy(text)
     print(f"copies={len(benchmark.COPY.findall(text))} "
