@@ -13,11 +13,13 @@
 #   ratio       time / reference;
 #   growth      how much the time grows per 10x more input, from the
 #               previous size: (t / t_prev) ^ (1 / log10(n / n_prev)); 10
-#               is linear, 100 quadratic;
+#               is linear, 100 quadratic (with --count, n - 1 and
+#               n_prev - 1, the units a count less the baseline's holds);
 #   ratio growth (for --max-ratio-growth) the same of the ratio: 1 when
 #               the passes grow as the linear reference does, 10 when they
 #               are quadratic. Load on the machine and cache misses on
-#               larger inputs slow both alike, so it is the robust check.
+#               larger inputs slow both alike, so it is the more robust
+#               check of times (counts, below, need neither).
 #   peak RSS    of the whole etcopy-opt process (/usr/bin/time -f %M), for
 #               the measured passes and for the reference;
 #   output per copy
@@ -33,6 +35,18 @@
 # printing the output to a file; and the table adds the user CPU time of
 # the same commands (the median of its runs), which load on the machine
 # inflates less than their wall time.
+#
+# With --count instructions, every time is instead a count: the
+# instructions the whole etcopy-opt command executes under valgrind
+# (cachegrind without cache simulation, --mlir-disable-threading), less
+# the count of the same command on the case at N = 1 (process start,
+# dialect loading, the set-up of the passes), so that a linear pass grows
+# exactly 10-fold per 10x. A count is the same every run and load on the
+# machine does not move it: each point runs once, the commands --jobs at a
+# time, and a growth check (--max-growth) can be tight, as in
+# test/Tools/compile-time-alternating-glue.test. A run takes about 30 times
+# as long as without valgrind, plus 6 s of valgrind reading the symbols of
+# libMLIR and libLLVM. No RSS is reported then.
 #
 # A measurement is `CASE | FLAGS` or `CASE | PREPARE | FLAGS`: the input is
 # `generate.py CASE N`, first rewritten (untimed) by `etcopy-opt PREPARE`
@@ -332,30 +346,40 @@ def measure(args, measurement, reference, sizes, directory):
 
 
 def count_points(args, points):
-    """Counts every point of `points` and the baselines they need (once
-    each), `--jobs` commands at a time, the largest inputs first so that
-    the last command to end is a short one."""
+    """Counts every point of `points` and the baselines they need, each
+    distinct command once (a reference shared by measurements of the same
+    case, a baseline shared by sizes), `--jobs` commands at a time, the
+    largest inputs first so that the last command to end is a short one."""
 
-    def baseline(key):
+    def count(flags, path):
         try:
-            return run_counted(args.etcopy_opt, list(key[0]), key[1],
+            return run_counted(args.etcopy_opt, list(flags), path,
                                args.timeout)[0]
         except Timeout:
             return None
 
-    def key(point):
-        return (tuple(point.flags), point.baseline)
-
+    # The point that prints its output (for the bytes per copy) counts
+    # itself; every other command once, by (flags, input).
+    printing = [point for point in points if point.measure_output]
+    commands = {(tuple(point.flags), point.path)
+                for point in points if not point.measure_output}
+    commands |= {(tuple(point.flags), point.baseline) for point in points}
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
         counted = [pool.submit(point.count, args) for point in sorted(
-            points, key=lambda point: -os.path.getsize(point.path))]
-        baselines = {key(point): None for point in points}
-        for k in baselines:
-            baselines[k] = pool.submit(baseline, k)
+            printing, key=lambda point: -os.path.getsize(point.path))]
+        counts = {command: pool.submit(count, *command) for command in
+                  sorted(commands, key=lambda command:
+                         -os.path.getsize(command[1]))}
     for future in counted:
         future.result()  # Raises what the count raised.
     for point in points:
-        point.subtract(baselines[key(point)].result())
+        if not point.measure_output:
+            value = counts[(tuple(point.flags), point.path)].result()
+            if value is None:
+                point.timed_out = True
+            else:
+                point.seconds = [value]
+        point.subtract(counts[(tuple(point.flags), point.baseline)].result())
 
 
 def upstream_input(measurement, n, directory):
