@@ -238,3 +238,38 @@ func.func @while_yields_argument(%m: memref<4xf32>, %v: f32) {
   }
   return
 }
+
+// -----
+
+// A function nested in another op than the module (here a nested module)
+// is left to upstream, which frees its allocation at the end of its block;
+// the module's own functions are decided each on its own (@top frees its
+// call result itself).
+// CHECK-LABEL: func.func @top(
+// CHECK:         %[[R:.*]] = call @produce()
+// CHECK-NEXT:    call @consume(%[[R]])
+// CHECK-NEXT:    memref.dealloc %[[R]]
+// CHECK-NEXT:    return
+// CHECK-LABEL: module @inner
+// CHECK-LABEL: func.func @scratch(
+// CHECK:         %[[M:.*]] = memref.alloc()
+// CHECK-NEXT:    call @use(%[[M]])
+// CHECK-NEXT:    memref.dealloc %[[M]]
+// CHECK-NEXT:    return
+// REMARK-NOT: BuffersFreedByUpstream | Category:etcopy-bufferize | Function=top
+// REMARK: remark: [Missed] BuffersFreedByUpstream | Category:etcopy-bufferize | Function=scratch | Op=func.func, Reason="the function is nested in an op other than the module"
+func.func private @produce() -> tensor<4xf32>
+func.func private @consume(tensor<4xf32>)
+func.func @top() {
+  %r = func.call @produce() : () -> tensor<4xf32>
+  func.call @consume(%r) : (tensor<4xf32>) -> ()
+  return
+}
+module @inner {
+  func.func private @use(memref<4xf32>)
+  func.func @scratch() {
+    %m = memref.alloc() : memref<4xf32>
+    func.call @use(%m) : (memref<4xf32>) -> ()
+    return
+  }
+}

@@ -9,8 +9,10 @@
 //  * etcopy-elementwise-to-linalg: host glue computing on tensors becomes
 //    linalg, which bufferizes; computation on device tensors is rejected;
 //  * the etcopy-bufferize pass: the delegate calling contract stated to
-//    One-Shot Bufferize, bufferization, and ownership-based deallocation
-//    with the contract's aliasing facts.
+//    One-Shot Bufferize, bufferization, and deallocation: each buffer freed
+//    right after its last use where its owner is static, upstream's
+//    ownership-based deallocation with the contract's aliasing facts in
+//    the functions where it is not.
 //
 //===----------------------------------------------------------------------===//
 
@@ -630,10 +632,11 @@ struct SplitDistinctDeallocations
     // A delegate's results are fresh and distinct from each other by the
     // delegate contract. Any other function's are fresh by upstream's
     // function boundary ABI, which the deallocation pass imposes on every
-    // function it processes and assumes of declarations: a function returns
-    // buffers it owns (it clones one it does not own, such as an argument or
-    // a global), and no function owns its arguments, so no result aliases a
-    // buffer its caller holds. The ABI does not keep one call's results
+    // function it processes, StaticOwnership's frees follow in the others
+    // (freeBuffersAfterLastUse), and both assume of declarations: a
+    // function returns buffers it owns (upstream clones one it does not
+    // own, such as an argument or a global), and no function owns its
+    // arguments, so no result aliases a buffer its caller holds. The ABI does not keep one call's results
     // apart, though (a function may return one buffer twice): they count as
     // views of one buffer, so that they keep the run-time check between
     // them.
@@ -875,7 +878,8 @@ struct BlockFree {
 /// copies a returned argument. Buffers are made only in the function's
 /// body (one block) and in the blocks of scf.for and scf.if nested in it;
 /// every op that takes a buffer states its memory effects and frees none.
-/// Anything else fails, and upstream's deallocation pipeline decides.
+/// Anything else fails, and upstream's deallocation pipeline decides for
+/// that function.
 class StaticOwnership {
 public:
   explicit StaticOwnership(const DenseSet<StringAttr> &delegates)
@@ -1158,21 +1162,22 @@ freeBuffersAfterLastUse(ModuleOp module, const DenseSet<StringAttr> &delegates,
       return WalkResult::advance();
     if (function.isExternal())
       return WalkResult::skip();
-    if (function->getParentOp() != module) {
-      fallback.push_back(function);
-      return WalkResult::skip();
+    Operation *where = function;
+    StringRef reason = "the function is nested in an op other than the module";
+    if (function->getParentOp() == module) {
+      if (succeeded(ownership.analyze(function)))
+        return WalkResult::skip();
+      where = ownership.fallbackOp;
+      reason = ownership.fallbackReason;
     }
-    if (succeeded(ownership.analyze(function)))
-      return WalkResult::skip();
     fallback.push_back(function);
-    if (InFlightRemark remark = remarkMissed(ownership.fallbackOp,
-                                             "BuffersFreedByUpstream", pass))
+    if (InFlightRemark remark =
+            remarkMissed(where, "BuffersFreedByUpstream", pass))
       remark << RemarkArg("the function's buffers are freed by upstream's "
                           "ownership-based deallocation, at the end of each "
                           "block")
-             << RemarkArg("Reason", ownership.fallbackReason)
-             << RemarkArg("Op", ownership.fallbackOp->getName()
-                                    .getStringRef());
+             << RemarkArg("Reason", reason)
+             << RemarkArg("Op", where->getName().getStringRef());
     return WalkResult::skip();
   });
 
