@@ -32,11 +32,12 @@
 // RUN: etcopy-opt %s --etcopy-to-host | %run_host,%t.host.so | FileCheck %s
 
 // x8 = 256 x + 255 = [511, -257, 383, 2815]; with %c true @pick returns
-// 6 x8 and @method 7 x8, with %c false 9 x8 and 10 x8.
+// 6 x8, @forward its argument, 7 x8, and @method 7 x8; with %c false 9 x8,
+// 2 (10 x8) and 20 x8.
 // CHECK: sizes = [4] strides = [1] data =
 // CHECK-NEXT: [3577, -1799, 2681, 19705]
 // CHECK: sizes = [4] strides = [1] data =
-// CHECK-NEXT: [5110, -2570, 3830, 28150]
+// CHECK-NEXT: [10220, -5140, 7660, 56300]
 // CHECK-NOT: double free
 // CHECK-NOT: leak
 // UNPLANNED: memory: peak_device_bytes.cuda:0=80 peak_host_bytes=272{{$}}
@@ -89,7 +90,19 @@ func.func @method(%x0: tensor<4xf32>, %c: i1) -> tensor<4xf32> {
   %x8 = arith.addf %h7, %one : tensor<4xf32>
   %p = call @pick(%x8, %c) : (tensor<4xf32>, i1) -> tensor<4xf32>
   %r = arith.addf %p, %x8 : tensor<4xf32>
-  return %r : tensor<4xf32>
+  %e = etcopy.h2d %r : tensor<4xf32> -> tensor<4xf32, #etcopy.device<cuda:0>>
+  %f = call @forward(%e, %c) : (tensor<4xf32, #etcopy.device<cuda:0>>, i1) -> tensor<4xf32, #etcopy.device<cuda:0>>
+  %out = etcopy.d2h %f : tensor<4xf32, #etcopy.device<cuda:0>> -> tensor<4xf32>
+  return %out : tensor<4xf32>
+}
+
+// Freed by upstream: returns its argument (with %c true) or 2 e. The ABI
+// forbids returning an argument, so upstream hands out a copy of it, and
+// @method frees both %e and %f.
+func.func @forward(%e: tensor<4xf32, #etcopy.device<cuda:0>>, %c: i1) -> tensor<4xf32, #etcopy.device<cuda:0>> {
+  %s = call @scale(%e) : (tensor<4xf32, #etcopy.device<cuda:0>>) -> tensor<4xf32, #etcopy.device<cuda:0>>
+  %r = arith.select %c, %e, %s : tensor<4xf32, #etcopy.device<cuda:0>>
+  return %r : tensor<4xf32, #etcopy.device<cuda:0>>
 }
 
 // Freed by upstream: which of %a (2 x) and %b (3 x) the select returns is
