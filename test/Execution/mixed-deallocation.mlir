@@ -30,6 +30,9 @@
 // RUN:   | env ETCOPY_CUDA_SIM_STATS=1 %run_sim,%t.device.so 2>&1 \
 // RUN:   | FileCheck %s --check-prefixes=CHECK,PAGEABLE
 // RUN: etcopy-opt %s --etcopy-to-host | %run_host,%t.host.so | FileCheck %s
+// RUN: %if cuda-gpu %{ %cc -shared -fPIC -DETCOPY_DEVICE_DELEGATES \
+// RUN:   -I%cuda_sim_include %S/Inputs/delegates.c -o %t.gpu.so %cudart && \
+// RUN:   etcopy-opt %s --etcopy-to-cuda | %run_gpu,%t.gpu.so | FileCheck %s %}
 
 // x8 = 256 x + 255 = [511, -257, 383, 2815]; with %c true @pick returns
 // 6 x8, @forward its argument, 7 x8, and @method 7 x8; with %c false 9 x8,

@@ -636,10 +636,10 @@ struct SplitDistinctDeallocations
     // (freeBuffersAfterLastUse), and both assume of declarations: a
     // function returns buffers it owns (upstream clones one it does not
     // own, such as an argument or a global), and no function owns its
-    // arguments, so no result aliases a buffer its caller holds. The ABI does not keep one call's results
-    // apart, though (a function may return one buffer twice): they count as
-    // views of one buffer, so that they keep the run-time check between
-    // them.
+    // arguments, so no result aliases a buffer its caller holds. The ABI does
+    // not keep one call's results apart, though (a function may return one
+    // buffer twice): they count as views of one buffer, so that they keep the
+    // run-time check between them.
     if (auto call = dyn_cast<func::CallOp>(producer)) {
       if (delegates.contains(call.getCalleeAttr().getAttr()))
         return {value, Origin::Fresh};
