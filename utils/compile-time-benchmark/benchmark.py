@@ -512,6 +512,13 @@ def main():
           ("---:|---:|---:|" if args.wall else "") +
           ("---:|---:|---:|" if args.upstream else ""))
     quantity = "instruction count" if args.count else "time"
+    # Counts are shown in millions, their growth taken over N - 1 (see
+    # growth); a timeout shows as "> N" seconds either way.
+    shown = ((lambda value: value and value / 1e6) if args.count else
+             (lambda value: value))
+    value_format = ".1f" if args.count else ".3f"
+    timeout_cell = f"> {args.timeout:.0f}" + (" s" if args.count else "")
+    base = 1 if args.count else 0
     failures = []
     with tempfile.TemporaryDirectory() as scratch:
         directory = args.keep or scratch
@@ -534,16 +541,9 @@ def main():
                 seconds = point.time(args)
                 ref_seconds = reference_point and reference_point.time(args)
                 ref_rss = reference_point and reference_point.rss
-                base = 1 if args.count else 0
                 factor = growth(previous, n, seconds, base)
                 ratio = seconds and ref_seconds and seconds / ref_seconds
                 ratio_factor = ratio and growth(previous_ratio, n, ratio, base)
-                # Counts in millions; a timeout shows as "> N s" either way.
-                shown = (lambda value: value and value / 1e6) if args.count \
-                    else (lambda value: value)
-                value_format = ".1f" if args.count else ".3f"
-                timeout_cell = f"> {args.timeout:.0f}" + (
-                    " s" if args.count else "")
                 cells = [measurement.label(), str(n),
                          fmt(shown(seconds), value_format, timeout_cell),
                          fmt(shown(ref_seconds), value_format),
