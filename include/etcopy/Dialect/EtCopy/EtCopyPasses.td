@@ -306,8 +306,9 @@ def EtCopyCanonicalize : EtCopyPass<"etcopy-canonicalize"> {
                 "changed";
   let description = [{
     Upstream's `canonicalize`, with the same patterns (those of every loaded
-    dialect and registered op), the same greedy driver and the same options,
-    which also says when it changed nothing: then it marks every analysis
+    dialect and registered op), the same greedy driver and the same options
+    but the pattern filters (`disable-patterns`, `enable-patterns`: use
+    `canonicalize` for those), which also says when it changed nothing: then it marks every analysis
     preserved, so the pass manager neither invalidates the cached analyses
     nor verifies the operation again (it verifies after a pass only when the
     pass did not preserve everything). Upstream's pass changes nothing
@@ -328,11 +329,12 @@ def EtCopyCanonicalize : EtCopyPass<"etcopy-canonicalize"> {
   let options = [
     Option<"topDownProcessingEnabled", "top-down", "bool",
            /*default=*/"true",
-           "Seed the worklist in general top-down order">,
+           "Seed the worklist in general top-down order (default: true)">,
     Option<"regionSimplifyLevel", "region-simplify",
            "::mlir::GreedySimplifyRegionLevel",
            /*default=*/"::mlir::GreedySimplifyRegionLevel::Normal",
-           "Perform control flow optimizations to the region tree",
+           "Perform control flow optimizations to the region tree "
+           "(default: normal)",
              [{::llvm::cl::values(
                clEnumValN(::mlir::GreedySimplifyRegionLevel::Disabled,
                 "disabled", "Don't run any control-flow simplification."),
@@ -345,17 +347,14 @@ def EtCopyCanonicalize : EtCopyPass<"etcopy-canonicalize"> {
               )}]>,
     Option<"maxIterations", "max-iterations", "int64_t",
            /*default=*/"10",
-           "Max. iterations between applying patterns / simplifying regions">,
+           "Max. iterations between applying patterns / simplifying "
+           "regions (default: 10)">,
     Option<"maxNumRewrites", "max-num-rewrites", "int64_t", /*default=*/"-1",
-           "Max. number of pattern rewrites within an iteration">,
+           "Max. number of pattern rewrites within an iteration "
+           "(default: -1, no limit)">,
     Option<"testConvergence", "test-convergence", "bool", /*default=*/"false",
-           "Test only: Fail pass on non-convergence to detect cyclic pattern">,
-    ListOption<"disabledPatterns", "disable-patterns", "std::string",
-               "Labels of patterns that should be filtered out during "
-               "application">,
-    ListOption<"enabledPatterns", "enable-patterns", "std::string",
-               "Labels of patterns that should be used during application, "
-               "all other patterns are filtered out">,
+           "Test only: Fail pass on non-convergence to detect cyclic "
+           "pattern (default: false)">,
   ];
   let statistics = [
     Statistic<"numUnchanged", "unchanged",

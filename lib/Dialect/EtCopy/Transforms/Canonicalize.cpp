@@ -37,8 +37,8 @@ struct EtCopyCanonicalizePass
       dialect->getCanonicalizationPatterns(owningPatterns);
     for (RegisteredOperationName op : context->getRegisteredOperations())
       op.getCanonicalizationPatterns(owningPatterns, context);
-    patterns = std::make_shared<FrozenRewritePatternSet>(
-        std::move(owningPatterns), disabledPatterns, enabledPatterns);
+    patterns =
+        std::make_shared<FrozenRewritePatternSet>(std::move(owningPatterns));
     return success();
   }
 
