@@ -32,12 +32,14 @@ static void addTensorStages(OpPassManager &pm, const OptionsT &options) {
     pm.addPass(createEtCopyPropagateDevice(placement));
   }
   // The canonicalizer folds copy round trips: part of the transfer
-  // optimisation, so that optimize-transfers=false keeps every copy.
+  // optimisation, so that optimize-transfers=false keeps every copy. It
+  // preserves the analyses when it changes nothing (memref-level input), so
+  // that no verification of the whole module follows.
   if (options.optimizeTransfers) {
     EtCopyOptimizeTransfersOptions transfers;
     transfers.uploadGroupBytes = options.uploadGroupBytes;
     pm.addPass(createEtCopyOptimizeTransfers(transfers));
-    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createEtCopyCanonicalize());
   }
   // One-Shot Bufferize supports structured loops only: loops made of blocks
   // become scf.while.

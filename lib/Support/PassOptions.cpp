@@ -304,7 +304,8 @@ LogicalResult mlir::etcopy::detail::initializePassOptions(
     function_ref<LogicalResult(const Twine &)> errorHandler) {
   StringRef owner = pass.getArgument();
   // The pass's options, from its textual form ("name{options}"): the only
-  // public view of them.
+  // public view of them. An empty list option is not printed, so it would
+  // be refused as unknown: etcopy passes declare none.
   std::string printed;
   llvm::raw_string_ostream os(printed);
   pass.printAsTextualPipeline(os);

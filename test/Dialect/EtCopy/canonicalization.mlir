@@ -1,4 +1,5 @@
 // RUN: etcopy-opt %s -canonicalize -split-input-file | FileCheck %s
+// RUN: etcopy-opt %s -etcopy-canonicalize -split-input-file | FileCheck %s
 
 // Rule: d2h(h2d(x)) -> x, functional form, when x has the d2h result type.
 // CHECK-LABEL: func.func @d2h_of_h2d

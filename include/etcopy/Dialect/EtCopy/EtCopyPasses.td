@@ -301,6 +301,67 @@ def EtCopyOptimizeTransfers
   ];
 }
 
+def EtCopyCanonicalize : EtCopyPass<"etcopy-canonicalize"> {
+  let summary = "Canonicalize, and preserve every analysis when nothing "
+                "changed";
+  let description = [{
+    Upstream's `canonicalize`, with the same patterns (those of every loaded
+    dialect and registered op), the same greedy driver and the same options
+    but the pattern filters (`disable-patterns`, `enable-patterns`: use
+    `canonicalize` for those), which also says when it changed nothing: then it marks every analysis
+    preserved, so the pass manager neither invalidates the cached analyses
+    nor verifies the operation again (it verifies after a pass only when the
+    pass did not preserve everything). Upstream's pass changes nothing
+    either on IR that is already canonical, but is followed by a
+    verification of the whole module, which on a module of N ops costs
+    about as much as the pass itself; the pipelines `--etcopy-to-cuda` and
+    `--etcopy-to-host` run this pass where they canonicalize, since on
+    memref-level input (and on tensor-level input without copy round trips)
+    the canonicalizer finds nothing to do.
+
+    "Changed" is the greedy driver's own report (`applyPatternsGreedily`'s
+    `changed`: true if the IR was modified at all, folds, erased dead ops
+    and region simplification included), so the pass never claims to
+    preserve what it modified. Complexity: that of upstream's canonicalizer
+    (a worklist over the ops, each visited a bounded number of times per
+    iteration, at most `max-iterations` iterations).
+  }];
+  let options = [
+    Option<"topDownProcessingEnabled", "top-down", "bool",
+           /*default=*/"true",
+           "Seed the worklist in general top-down order (default: true)">,
+    Option<"regionSimplifyLevel", "region-simplify",
+           "::mlir::GreedySimplifyRegionLevel",
+           /*default=*/"::mlir::GreedySimplifyRegionLevel::Normal",
+           "Perform control flow optimizations to the region tree "
+           "(default: normal)",
+             [{::llvm::cl::values(
+               clEnumValN(::mlir::GreedySimplifyRegionLevel::Disabled,
+                "disabled", "Don't run any control-flow simplification."),
+               clEnumValN(::mlir::GreedySimplifyRegionLevel::Normal,
+                "normal", "Perform simple control-flow simplifications "
+                "(e.g. dead args elimination)."),
+               clEnumValN(::mlir::GreedySimplifyRegionLevel::Aggressive,
+                "aggressive", "Perform aggressive control-flow "
+                "simplification (e.g. block merging).")
+              )}]>,
+    Option<"maxIterations", "max-iterations", "int64_t",
+           /*default=*/"10",
+           "Max. iterations between applying patterns / simplifying "
+           "regions (default: 10)">,
+    Option<"maxNumRewrites", "max-num-rewrites", "int64_t", /*default=*/"-1",
+           "Max. number of pattern rewrites within an iteration "
+           "(default: -1, no limit)">,
+    Option<"testConvergence", "test-convergence", "bool", /*default=*/"false",
+           "Test only: Fail pass on non-convergence to detect cyclic "
+           "pattern (default: false)">,
+  ];
+  let statistics = [
+    Statistic<"numUnchanged", "unchanged",
+              "Runs that changed nothing and preserved every analysis">,
+  ];
+}
+
 def EtCopyPlanDeviceMemory
     : EtCopyPass<"etcopy-plan-device-memory", "::mlir::ModuleOp"> {
   let summary = "Pack the buffers of each function into one arena per device";
