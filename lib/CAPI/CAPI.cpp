@@ -53,7 +53,8 @@ using etcopy::EtCopyDialect;
 /// (as when convert-etcopy-to-gpu runs on a module built through the C API
 /// and never verified), mlirBlockGetTerminator would find no terminator
 /// (test/CAPI/trait-order.test). Asked for any trait, an op's trait table
-/// resolves every trait it lists, in the code that defines the op: here
+/// resolves every trait it lists (op_definition_impl::hasTrait in
+/// mlir/IR/OpDefinition.h), in the code that defines the op: here
 /// func.return's and builtin.module's, in libMLIR.so. Nothing to do when
 /// etcopy is compiled by clang, which spells the names as libMLIR.so does.
 static void resolveTraitTypeIDsInMLIR() {
