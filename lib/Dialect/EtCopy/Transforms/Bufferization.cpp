@@ -9,8 +9,10 @@
 //  * etcopy-elementwise-to-linalg: host glue computing on tensors becomes
 //    linalg, which bufferizes; computation on device tensors is rejected;
 //  * the etcopy-bufferize pass: the delegate calling contract stated to
-//    One-Shot Bufferize, bufferization, and ownership-based deallocation
-//    with the contract's aliasing facts.
+//    One-Shot Bufferize, bufferization, and deallocation: each buffer freed
+//    right after its last use where its owner is static, upstream's
+//    ownership-based deallocation with the contract's aliasing facts in
+//    the functions where it is not.
 //
 //===----------------------------------------------------------------------===//
 
@@ -630,13 +632,14 @@ struct SplitDistinctDeallocations
     // A delegate's results are fresh and distinct from each other by the
     // delegate contract. Any other function's are fresh by upstream's
     // function boundary ABI, which the deallocation pass imposes on every
-    // function it processes and assumes of declarations: a function returns
-    // buffers it owns (it clones one it does not own, such as an argument or
-    // a global), and no function owns its arguments, so no result aliases a
-    // buffer its caller holds. The ABI does not keep one call's results
-    // apart, though (a function may return one buffer twice): they count as
-    // views of one buffer, so that they keep the run-time check between
-    // them.
+    // function it processes, StaticOwnership's frees follow in the others
+    // (freeBuffersAfterLastUse), and both assume of declarations: a
+    // function returns buffers it owns (upstream clones one it does not
+    // own, such as an argument or a global), and no function owns its
+    // arguments, so no result aliases a buffer its caller holds. The ABI does
+    // not keep one call's results apart, though (a function may return one
+    // buffer twice): they count as views of one buffer, so that they keep the
+    // run-time check between them.
     if (auto call = dyn_cast<func::CallOp>(producer)) {
       if (delegates.contains(call.getCalleeAttr().getAttr()))
         return {value, Origin::Fresh};
@@ -661,7 +664,9 @@ struct BufferizePass
     EtCopyBufferizeBase::getDependentDialects(registry);
     bufferize.getDependentDialects(registry);
     deallocate.getDependentDialects(registry);
+    simplifyDeallocations.getDependentDialects(registry);
     lowerDeallocations.getDependentDialects(registry);
+    cleanUpDeallocations.getDependentDialects(registry);
   }
 
   void runOnOperation() override;
@@ -670,8 +675,12 @@ private:
   void buildPipelines();
 
   OpPassManager bufferize{ModuleOp::getOperationName()};
-  OpPassManager deallocate{ModuleOp::getOperationName()};
+  // Upstream's deallocation, in the order of its buffer-deallocation-
+  // pipeline: the first two and the last run on one function each.
+  OpPassManager deallocate{func::FuncOp::getOperationName()};
+  OpPassManager simplifyDeallocations{func::FuncOp::getOperationName()};
   OpPassManager lowerDeallocations{ModuleOp::getOperationName()};
+  OpPassManager cleanUpDeallocations{func::FuncOp::getOperationName()};
 };
 } // namespace
 
@@ -689,17 +698,17 @@ void BufferizePass::buildPipelines() {
   bufferize.addPass(bufferization::createOneShotBufferizePass(options));
 
   // Upstream's buffer-deallocation-pipeline, with the contract's aliasing
-  // facts applied before the deallocations are lowered.
+  // facts applied before the deallocations are simplified and lowered.
   deallocate.addPass(
       bufferization::createOwnershipBasedBufferDeallocationPass());
   deallocate.addPass(createCanonicalizerPass());
-  lowerDeallocations.addPass(
+  simplifyDeallocations.addPass(
       bufferization::createBufferDeallocationSimplificationPass());
   lowerDeallocations.addPass(bufferization::createLowerDeallocationsPass());
-  lowerDeallocations.addPass(createCSEPass());
-  lowerDeallocations.addPass(createCanonicalizerPass());
+  cleanUpDeallocations.addPass(createCSEPass());
+  cleanUpDeallocations.addPass(createCanonicalizerPass());
   // Deallocation may clone buffers (bufferization.clone).
-  lowerDeallocations.addPass(createConvertBufferizationToMemRefPass());
+  cleanUpDeallocations.addPass(createConvertBufferizationToMemRefPass());
 }
 
 //===----------------------------------------------------------------------===//
@@ -869,50 +878,78 @@ struct BlockFree {
 /// copies a returned argument. Buffers are made only in the function's
 /// body (one block) and in the blocks of scf.for and scf.if nested in it;
 /// every op that takes a buffer states its memory effects and frees none.
-/// Anything else fails, and upstream's deallocation pipeline decides.
+/// Anything else fails, and upstream's deallocation pipeline decides for
+/// that function.
 class StaticOwnership {
 public:
   explicit StaticOwnership(const DenseSet<StringAttr> &delegates)
       : delegates(delegates) {}
 
   /// Adds the frees of `function`, and the loop operands to copy first, or
-  /// fails (having added some) when ownership in it is not static.
+  /// fails, adding nothing and saying why in `fallbackOp` and
+  /// `fallbackReason`, when ownership in it is not static.
   LogicalResult analyze(func::FuncOp function);
 
   SmallVector<BlockFree> frees;
   /// Initial loop buffers to copy into a new buffer the loop owns.
   SmallVector<OpOperand *> copiedInits;
+  /// Where and why the last function analyzed has no static ownership.
+  Operation *fallbackOp = nullptr;
+  StringRef fallbackReason;
 
 private:
+  LogicalResult analyzeBody(func::FuncOp function);
   LogicalResult visitBlock(Block &block, ArrayRef<Value> ownedOnEntry);
+  LogicalResult fail(Operation *op, StringRef reason) {
+    fallbackOp = op;
+    fallbackReason = reason;
+    return failure();
+  }
 
   const DenseSet<StringAttr> &delegates;
 };
 } // namespace
 
 LogicalResult StaticOwnership::analyze(func::FuncOp function) {
+  size_t numFrees = frees.size(), numCopiedInits = copiedInits.size();
+  if (succeeded(analyzeBody(function)))
+    return success();
+  frees.truncate(numFrees);
+  copiedInits.truncate(numCopiedInits);
+  return failure();
+}
+
+LogicalResult StaticOwnership::analyzeBody(func::FuncOp function) {
   if (!function.getBody().hasOneBlock())
-    return failure();
+    return fail(function, "its body has several blocks (unstructured control "
+                          "flow)");
   Operation *functionOp = function;
   WalkResult walk = function.getBody().walk([&](Operation *op) {
+    auto interrupt = [&](StringRef reason) {
+      fallbackOp = op;
+      fallbackReason = reason;
+      return WalkResult::interrupt();
+    };
     // Buffers of nested regions are followed only through scf.for and
     // scf.while (whose block arguments may be buffers) and scf.if.
     for (Region &region : op->getRegions())
       for (Block &block : region)
         if (!isa<scf::ForOp, scf::WhileOp>(op) &&
             hasBuffer(block.getArgumentTypes()))
-          return WalkResult::interrupt();
+          return interrupt("a block of an op other than scf.for and "
+                           "scf.while takes a buffer");
     if (hasBuffer(op->getResultTypes()) &&
         !isInStructuredBlock(op, functionOp))
-      return WalkResult::interrupt();
+      return interrupt("a buffer is made in a region of an op other than "
+                       "scf.for, scf.while and scf.if");
     // A buffer of buffers could hand one out of the function unseen.
     if (llvm::any_of(op->getResultTypes(), [](Type type) {
           auto buffer = dyn_cast<BaseMemRefType>(type);
           return buffer && isBuffer(buffer.getElementType());
         }))
-      return WalkResult::interrupt();
+      return interrupt("a buffer of buffers could hand a buffer out unseen");
     if (isa_and_nonnull<BufferizationDialect>(op->getDialect()))
-      return WalkResult::interrupt();
+      return interrupt("a bufferization op is left after bufferization");
     // Every op that takes a buffer says what it does with it and frees
     // none.
     if (!hasBuffer(op->getOperandTypes()) ||
@@ -921,8 +958,11 @@ LogicalResult StaticOwnership::analyze(func::FuncOp function) {
     if (op->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
       return WalkResult::advance();
     auto effects = dyn_cast<MemoryEffectOpInterface>(op);
-    if (!effects || effects.hasEffect<MemoryEffects::Free>())
-      return WalkResult::interrupt();
+    if (!effects)
+      return interrupt("an op takes a buffer without stating its memory "
+                       "effects");
+    if (effects.hasEffect<MemoryEffects::Free>())
+      return interrupt("an op frees a buffer");
     return WalkResult::advance();
   });
   if (walk.wasInterrupted())
@@ -930,7 +970,7 @@ LogicalResult StaticOwnership::analyze(func::FuncOp function) {
   for (BlockArgument argument : function.getArguments())
     if (auto type = dyn_cast<BaseMemRefType>(argument.getType());
         type && isBuffer(type.getElementType()))
-      return failure();
+      return fail(function, "an argument is a buffer of buffers");
   return visitBlock(function.getBody().front(), {});
 }
 
@@ -970,7 +1010,8 @@ LogicalResult StaticOwnership::visitBlock(Block &block,
       if (!isOwned(buffer) || !isLastUsedBy(block, buffer, loop, &init)) {
         auto type = dyn_cast<MemRefType>(buffer.getType());
         if (!type || !type.getLayout().isIdentity())
-          return failure();
+          return fail(loop, "a loop's initial buffer that its block cannot "
+                            "give has no identity layout to copy it into");
         copiedInits.push_back(&init);
       } else {
         give(buffer);
@@ -1018,7 +1059,9 @@ LogicalResult StaticOwnership::visitBlock(Block &block,
                 value.getParentBlock() == &block &&
                 !llvm::is_contained(taken, value)) {
               if (!isLastUsedBy(block, value, branch, nullptr) || !give(value))
-                return failure();
+                return fail(branch, "a branch yields a buffer of the "
+                                    "enclosing block that is used after the "
+                                    "'scf.if' or that the block does not own");
               taken.push_back(value);
             }
       for (Region *region : {&branch.getThenRegion(), &branch.getElseRegion()})
@@ -1032,7 +1075,9 @@ LogicalResult StaticOwnership::visitBlock(Block &block,
       if (auto call = dyn_cast<func::CallOp>(op)) {
         if (llvm::count_if(call.getResultTypes(), isBuffer) > 1 &&
             !delegates.contains(call.getCalleeAttr().getAttr()))
-          return failure();
+          return fail(call, "a call of a function other than a delegate "
+                            "returns several buffers, which the function "
+                            "boundary ABI lets be one buffer");
         for (Value result : call.getResults())
           if (isBuffer(result.getType()))
             own(result);
@@ -1043,7 +1088,8 @@ LogicalResult StaticOwnership::visitBlock(Block &block,
       auto view = dyn_cast<ViewLikeOpInterface>(op);
       if (!view || op.getNumResults() != 1 ||
           view.getViewDest() != op.getResult(0))
-        return failure();
+        return fail(&op, "which buffer the op returns is known only at run "
+                         "time (it is no allocation, call result or view)");
       continue;
     }
     // A loop's or branch's buffers are those its blocks give the block.
@@ -1055,7 +1101,9 @@ LogicalResult StaticOwnership::visitBlock(Block &block,
   // The terminator hands its buffers to the parent (or the caller).
   for (Value value : block.getTerminator()->getOperands())
     if (isBuffer(value.getType()) && !give(value))
-      return failure();
+      return fail(block.getTerminator(),
+                  "it hands on a buffer its block does not own (an argument, "
+                  "a view, a global) or one buffer twice");
   for (Value value : owned)
     if (value)
       frees.push_back({value, &block});
@@ -1089,25 +1137,49 @@ static Operation *getLastUser(Block &block, Value buffer) {
   return last;
 }
 
-/// Frees the buffers of every function of `module` as StaticOwnership
-/// decides, if it decides for all of them; otherwise changes nothing and
-/// fails, so that upstream's deallocation pipeline runs on the module. All
-/// or nothing, since that pipeline runs on a whole module and rejects a
-/// module that frees buffers itself.
-static LogicalResult freeBuffersAfterLastUse(ModuleOp module,
-                                             const DenseSet<StringAttr> &delegates,
-                                             StringRef pass) {
+/// Frees the buffers of each function of `module` whose ownership is
+/// static, as StaticOwnership decides, and returns the other functions with
+/// a body, for upstream's ownership-based deallocation: those StaticOwnership
+/// cannot handle (a remark says why) and any nested in another op. Per
+/// function, since both kinds follow the same function boundary ABI: a
+/// function frees none of its arguments and returns only buffers it owns,
+/// which its caller then owns. StaticOwnership returns only buffers its
+/// function's body owns (never an argument, a view or a global), each once,
+/// and frees no argument; upstream's pass imposes the ABI on every function
+/// it processes (without `private-function-dynamic-ownership`, which would
+/// change the signatures of private functions), clones what it returns but
+/// does not own, and assumes it of every callee. Upstream may return one
+/// buffer twice, which is why StaticOwnership leaves a call with several
+/// buffer results (except a delegate's) to upstream's run-time checks.
+static SmallVector<func::FuncOp>
+freeBuffersAfterLastUse(ModuleOp module, const DenseSet<StringAttr> &delegates,
+                        StringRef pass) {
   StaticOwnership ownership(delegates);
-  for (Operation &op : *module.getBody()) {
-    if (auto function = dyn_cast<func::FuncOp>(op)) {
-      if (!function.isExternal() && failed(ownership.analyze(function)))
-        return failure();
-      continue;
+  SmallVector<func::FuncOp> fallback;
+  module->walk<WalkOrder::PreOrder>([&](Operation *op) {
+    auto function = dyn_cast<func::FuncOp>(op);
+    if (!function)
+      return WalkResult::advance();
+    if (function.isExternal())
+      return WalkResult::skip();
+    Operation *where = function;
+    StringRef reason = "the function is nested in an op other than the module";
+    if (function->getParentOp() == module) {
+      if (succeeded(ownership.analyze(function)))
+        return WalkResult::skip();
+      where = ownership.fallbackOp;
+      reason = ownership.fallbackReason;
     }
-    // Other functions, or anything holding them, are upstream's to handle.
-    if (op.getNumRegions() != 0 || isa<FunctionOpInterface>(op))
-      return failure();
-  }
+    fallback.push_back(function);
+    if (InFlightRemark remark =
+            remarkMissed(where, "BuffersFreedByUpstream", pass))
+      remark << RemarkArg("the function's buffers are freed by upstream's "
+                          "ownership-based deallocation, at the end of each "
+                          "block")
+             << RemarkArg("Reason", reason)
+             << RemarkArg("Op", where->getName().getStringRef());
+    return WalkResult::skip();
+  });
 
   OpBuilder builder(module.getContext());
   // A loop's initial buffer that its block cannot give: a copy, made right
@@ -1166,7 +1238,7 @@ static LogicalResult freeBuffersAfterLastUse(ModuleOp module,
                               ? StringRef("none")
                               : last->getName().getStringRef());
   }
-  return success();
+  return fallback;
 }
 
 /// Whether anything in `module` has a tensor operand, result or argument.
@@ -1224,13 +1296,44 @@ void BufferizePass::runOnOperation() {
   for (auto function : module.getOps<func::FuncOp>())
     if (getDelegateDevice(function))
       delegates.insert(function.getSymNameAttr());
-  if (succeeded(freeBuffersAfterLastUse(module, delegates, getArgument())))
+  SmallVector<func::FuncOp> fallback =
+      freeBuffersAfterLastUse(module, delegates, getArgument());
+  if (fallback.empty())
     return;
-  if (failed(runPipeline(deallocate, module)))
-    return signalPassFailure();
+
+  // Upstream's deallocation on the functions left to it, and on nothing
+  // else: its passes, the canonicalizer and CSE run on each of them alone;
+  // only the lowering of bufferization.dealloc runs on the module, which
+  // may need a helper function there, and converts those ops alone.
   RewritePatternSet patterns(&getContext());
   patterns.add<SplitDistinctDeallocations>(&getContext(), delegates);
-  if (failed(applyPatternsGreedily(module, std::move(patterns))) ||
-      failed(runPipeline(lowerDeallocations, module)))
+  FrozenRewritePatternSet splitDistinct(std::move(patterns));
+  for (func::FuncOp function : fallback)
+    if (failed(runPipeline(deallocate, function)) ||
+        failed(applyPatternsGreedily(function, splitDistinct)) ||
+        failed(runPipeline(simplifyDeallocations, function)))
+      return signalPassFailure();
+
+  // The helper functions the lowering adds are cleaned up with the
+  // functions that call them.
+  DenseSet<Operation *> functions;
+  module->walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (!isa<FunctionOpInterface>(op))
+      return WalkResult::advance();
+    functions.insert(op);
+    return WalkResult::skip();
+  });
+  if (failed(runPipeline(lowerDeallocations, module)))
     return signalPassFailure();
+  module->walk<WalkOrder::PreOrder>([&](Operation *op) {
+    auto function = dyn_cast<func::FuncOp>(op);
+    if (!function && !isa<FunctionOpInterface>(op))
+      return WalkResult::advance();
+    if (function && !functions.contains(function))
+      fallback.push_back(function);
+    return WalkResult::skip();
+  });
+  for (func::FuncOp function : fallback)
+    if (failed(runPipeline(cleanUpDeallocations, function)))
+      return signalPassFailure();
 }
