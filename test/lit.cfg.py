@@ -63,9 +63,6 @@ if config.etcopy_fuzzers:
     config.available_features.add("libfuzzer")
 if config.tsan_cuda_sim and os.path.exists(config.tsan_cuda_sim):
     config.available_features.add("tsan-simulator")
-# The C API is built where the compiler is Clang (lib/CAPI/CMakeLists.txt).
-if os.path.exists(os.path.join(config.etcopy_tools_dir, "etcopy-capi-test")):
-    config.available_features.add("capi")
 # Python loading an instrumented library (ctypes) needs the same preload:
 # `env %sanitizer_preload_env %python ...` (nothing without sanitizers).
 sanitizer_preload_env = ""

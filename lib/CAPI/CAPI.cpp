@@ -2,8 +2,8 @@
 //
 // Implements include/etcopy-c: the dialect handle and #etcopy.device, and the
 // registration and pipelines of etcopy over MLIR's C API. Built into
-// libEtCopyCAPI.so together with upstream's IR C API (Debian ships that only
-// as a static archive), over the shared libMLIR.so.
+// libEtCopyCAPI.so, over libEtCopyMLIRCAPIIR.so (upstream's IR C API, which
+// Debian ships only as a static archive) and the shared libMLIR.so.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,11 +17,13 @@
 #include "mlir/CAPI/Pass.h"
 #include "mlir/CAPI/Registration.h"
 #include "mlir/CAPI/Support.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/PassManager.h"
 
 #include <cstring>
+#include <mutex>
 
 using namespace mlir;
 // The C options struct has the name of the C++ one: etcopy names are
@@ -32,16 +34,56 @@ using etcopy::DeviceKind;
 using etcopy::EtCopyDialect;
 
 //===----------------------------------------------------------------------===//
+// Traits' TypeIDs
+//===----------------------------------------------------------------------===//
+
+/// Makes libMLIR.so's code, compiled by clang, the first to resolve the
+/// TypeIDs of the traits whose TypeIDs upstream's IR C API holds its own
+/// copies of: OpTrait::IsTerminator (mlirBlockGetTerminator),
+/// OpTrait::SymbolTable (mlirSymbolTableCreate) and
+/// OpTrait::IsIsolatedFromAbove (mlirAsmStateCreateForValue). Called by
+/// every function here that lets etcopy's code reach IR (registration,
+/// dialect loading, pipelines), before it does.
+///
+/// MLIR registers these TypeIDs by their type's name, which the compiler
+/// writes: GCC spells `OpTrait::IsTerminator<Empty>` differently from
+/// clang. libEtCopyMLIRCAPIIR.so's copies always resolve clang's spelling;
+/// the copy that etcopy's code shares with libMLIR.so takes the spelling of
+/// whichever code resolves it first. Were it etcopy's code compiled by GCC
+/// (as when convert-etcopy-to-gpu runs on a module built through the C API
+/// and never verified), mlirBlockGetTerminator would find no terminator
+/// (test/CAPI/trait-order.test). Asked for any trait, an op's trait table
+/// resolves every trait it lists (op_definition_impl::hasTrait in
+/// mlir/IR/OpDefinition.h), in the code that defines the op: here
+/// func.return's and builtin.module's, in libMLIR.so. Nothing to do when
+/// etcopy is compiled by clang, which spells the names as libMLIR.so does.
+static void resolveTraitTypeIDsInMLIR() {
+#ifndef __clang__
+  static std::once_flag once;
+  std::call_once(once, [] {
+    MLIRContext context(MLIRContext::Threading::DISABLED);
+    context.loadDialect<func::FuncDialect>();
+    for (StringRef name :
+         {func::ReturnOp::getOperationName(), ModuleOp::getOperationName()})
+      (void)RegisteredOperationName::lookup(name, &context)
+          ->hasTrait(TypeID::get<ModuleOp>());
+  });
+#endif
+}
+
+//===----------------------------------------------------------------------===//
 // Dialect
 //===----------------------------------------------------------------------===//
 
 /// The dialect handle inserts and loads the dialect with its interface
 /// models, which MLIR_DEFINE_CAPI_DIALECT_REGISTRATION would leave out.
 static void insertEtCopyDialect(MlirDialectRegistry registry) {
+  resolveTraitTypeIDsInMLIR();
   etcopy::registerAllDialects(*unwrap(registry));
 }
 
 static MlirDialect loadEtCopyDialect(MlirContext context) {
+  resolveTraitTypeIDsInMLIR();
   DialectRegistry registry;
   etcopy::registerAllDialects(registry);
   unwrap(context)->appendDialectRegistry(registry);
@@ -68,6 +110,7 @@ bool etcopyAttributeIsADevice(MlirAttribute attr) {
 
 MlirAttribute etcopyDeviceAttrGet(MlirContext ctx, EtCopyDeviceKind kind,
                                   unsigned ordinal) {
+  resolveTraitTypeIDsInMLIR();
   MLIRContext *context = unwrap(ctx);
   context->getOrLoadDialect<EtCopyDialect>();
   auto emitError = [&] { return mlir::emitError(UnknownLoc::get(context)); };
@@ -102,12 +145,14 @@ MlirTypeID etcopyDeviceAttrGetTypeID(void) {
 //===----------------------------------------------------------------------===//
 
 void etcopyRegisterPasses(void) {
+  resolveTraitTypeIDsInMLIR();
   // Named pipelines may be registered only once per process.
   static bool registered = (etcopy::registerAllPasses(), true);
   (void)registered;
 }
 
 void etcopyRegisterPipelineDependencies(MlirDialectRegistry registry) {
+  resolveTraitTypeIDsInMLIR();
   etcopy::registerPipelineDependencies(*unwrap(registry));
 }
 
@@ -289,6 +334,7 @@ buildPipeline(MlirOpPassManager passManager,
       failed(verifyAnchor(OptionsT::getPipelineName(), pm, callback,
                           userData)))
     return mlirLogicalResultFailure();
+  resolveTraitTypeIDsInMLIR();
   OptionsT pipelineOptions;
   copyOptions(*options, pipelineOptions);
   build(pm, pipelineOptions);
