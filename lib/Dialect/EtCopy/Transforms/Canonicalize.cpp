@@ -25,8 +25,9 @@ struct EtCopyCanonicalizePass
     : public etcopy::impl::EtCopyCanonicalizeBase<EtCopyCanonicalizePass> {
   using Base::Base;
 
-  /// The patterns, built once per pass instance as upstream's canonicalizer
-  /// builds them.
+  /// The configuration from the options, and the patterns, built as
+  /// upstream's canonicalizer builds them each time the pass manager
+  /// initializes the pass (once per run, not per operation).
   LogicalResult initialize(MLIRContext *context) override {
     config.setUseTopDownTraversal(topDownProcessingEnabled)
         .setRegionSimplificationLevel(regionSimplifyLevel)
