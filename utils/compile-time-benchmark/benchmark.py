@@ -41,12 +41,20 @@
 # (cachegrind without cache simulation, --mlir-disable-threading), less
 # the count of the same command on the case at N = 1 (process start,
 # dialect loading, the set-up of the passes), so that a linear pass grows
-# exactly 10-fold per 10x. A count is the same every run and load on the
-# machine does not move it: each point runs once, the commands --jobs at a
-# time, and a growth check (--max-growth) can be tight, as in
-# test/Tools/compile-time-alternating-glue.test. A run takes about 30 times
-# as long as without valgrind, plus 6 s of valgrind reading the symbols of
-# libMLIR and libLLVM. No RSS is reported then.
+# exactly 10-fold per 10x. The reference and upstream's lowering are
+# counted the same way, each less its own count at N = 1, so that
+# --max-ratio-growth bounds the ratio of two counts (as
+# test/Pipelines/compile-time-loop-nest.test does, where the measured
+# pipelines and the reference are both exponential in N). A count is the
+# same every run and load on the machine does not move it: each point runs
+# once, the commands --jobs at a time (each distinct command once: a
+# reference shared by measurements on the same case, a baseline shared by
+# sizes), and a growth check (--max-growth, --max-ratio-growth) can be
+# tight: the tests that check growth order (test/Tools/compile-time-*.test,
+# test/Pipelines/compile-time-*.test,
+# test/Dialect/EtCopy/compile-time-benchmark.mlir) all count. A run takes
+# about 30 times as long as without valgrind, plus 5 to 7 s of valgrind
+# reading the symbols of libMLIR and libLLVM. No RSS is reported then.
 #
 # A measurement is `CASE | FLAGS` or `CASE | PREPARE | FLAGS`: the input is
 # `generate.py CASE N`, first rewritten (untimed) by `etcopy-opt PREPARE`
@@ -463,8 +471,10 @@ def main():
                         help="count, instead of timing, the instructions "
                         "each whole command executes under valgrind "
                         "(cachegrind, threading off), less those of the "
-                        "same command on the case at N = 1: exact and "
-                        "unmoved by load, one run per point, about 30x "
+                        "same command on the case at N = 1 (the "
+                        "reference and --upstream too, each less its own "
+                        "count at N = 1, for --max-ratio-growth): exact "
+                        "and unmoved by load, one run per point, about 30x "
                         "slower than a run; no RSS")
     parser.add_argument("--jobs", type=int, default=os.cpu_count(),
                         help="with --count, commands run at a time "
@@ -572,6 +582,11 @@ def main():
                 if seconds is None:
                     failures.append(f"{measurement.label()}: timed out at "
                                     f"N = {n}")
+                    break
+                if args.max_ratio_growth and ref_seconds is None:
+                    # Without the reference's figure no ratio is checked.
+                    failures.append(f"{measurement.label()}: the reference "
+                                    f"timed out at N = {n}")
                     break
                 if args.max_growth and factor and factor > args.max_growth:
                     failures.append(f"{measurement.label()}: {quantity} grows "
