@@ -177,18 +177,18 @@ def run_timed(opt, flags, path, timeout, output=os.devnull):
 # per instruction, lackey several times). Threading is off so that no
 # thread pool's waiting enters the count: the count of a command is then
 # the same from run to run.
-COUNT_COMMAND = ["valgrind", "--tool=cachegrind", "--cache-sim=no",
+COUNT_OPTIONS = ["--tool=cachegrind", "--cache-sim=no",
                  "--cachegrind-out-file=/dev/null"]
 COUNT_FLAGS = ["--mlir-disable-threading"]
 COUNT_LINE = re.compile(r"^==\d+== I\s+refs:\s+([\d,]+)\s*$", re.MULTILINE)
 
 
-def run_counted(opt, flags, path, timeout, output=os.devnull):
-    """Runs `opt path flags` once under valgrind, printing to `output`;
-    returns (instructions executed, wall seconds)."""
+def run_counted(args, flags, path, output=os.devnull):
+    """Runs `opt path flags` once under valgrind (`args.valgrind`),
+    printing to `output`; returns (instructions executed, wall seconds)."""
     stderr, wall = run_command(
-        [*COUNT_COMMAND, opt, path, *flags, *COUNT_FLAGS, "-o", output],
-        timeout)
+        [*shlex.split(args.valgrind), *COUNT_OPTIONS, args.etcopy_opt, path,
+         *flags, *COUNT_FLAGS, "-o", output], args.timeout)
     return instructions(stderr), wall
 
 
@@ -273,8 +273,8 @@ class Point:
         if self.measure_output:
             output = f"{self.path}.{threading.get_ident()}.out"
         try:
-            count, self.spent = run_counted(args.etcopy_opt, self.flags,
-                                            self.path, args.timeout, output)
+            count, self.spent = run_counted(args, self.flags, self.path,
+                                            output)
         except Timeout:
             self.timed_out = True
             return
@@ -361,8 +361,7 @@ def count_points(args, points):
 
     def count(flags, path):
         try:
-            return run_counted(args.etcopy_opt, list(flags), path,
-                               args.timeout)[0]
+            return run_counted(args, list(flags), path)[0]
         except Timeout:
             return None
 
@@ -476,6 +475,11 @@ def main():
                         "count at N = 1, for --max-ratio-growth): exact "
                         "and unmoved by load, one run per point, about 30x "
                         "slower than a run; no RSS")
+    parser.add_argument("--valgrind", default="valgrind", metavar="COMMAND",
+                        help="with --count, the valgrind to count with, "
+                        "split as a shell would (default: valgrind; "
+                        "test/Tools/compile-time-benchmark-checks.test "
+                        "gives a stand-in whose counts it chooses)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count(),
                         help="with --count, commands run at a time "
                         "(default: one per core); times are taken one at "
@@ -497,8 +501,8 @@ def main():
         parser.error("--max-ratio-growth needs the reference")
     if args.count and args.wall:
         parser.error("--count counts the whole command already; no --wall")
-    if args.count and not shutil.which(COUNT_COMMAND[0]):
-        parser.error("--count needs valgrind")
+    if args.count and not shutil.which(shlex.split(args.valgrind)[0]):
+        parser.error(f"--count needs valgrind ({args.valgrind})")
     try:
         measurements = [Measurement(spec)
                         for spec in (args.measure or MEASUREMENTS)]
