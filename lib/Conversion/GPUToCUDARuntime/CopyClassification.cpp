@@ -100,6 +100,13 @@ int64_t getDeviceKey(Operation *op) {
 // Memref layouts
 //===----------------------------------------------------------------------===//
 
+bool hasIdentityLayout(MemRefType type) {
+  MemRefLayoutAttrInterface layout = type.getLayout();
+  if (auto map = dyn_cast<AffineMapAttr>(layout))
+    return map.getValue().isIdentity();
+  return layout.isIdentity();
+}
+
 LogicalResult getStridesAndOffset(MemRefType type,
                                   SmallVectorImpl<int64_t> &strides,
                                   int64_t &offset) {
@@ -108,7 +115,7 @@ LogicalResult getStridesAndOffset(MemRefType type,
     offset = strided.getOffset();
     return success();
   }
-  if (type.getLayout().isIdentity()) {
+  if (hasIdentityLayout(type)) {
     strides.resize(type.getRank());
     int64_t stride = 1;
     for (int64_t dim = type.getRank() - 1; dim >= 0; --dim) {
@@ -125,7 +132,7 @@ LogicalResult getStridesAndOffset(MemRefType type,
 }
 
 bool isContiguous(MemRefType type) {
-  if (type.getLayout().isIdentity())
+  if (hasIdentityLayout(type))
     return true;
   SmallVector<int64_t> strides;
   int64_t offset;
@@ -215,7 +222,7 @@ bool isTransferBuffer(memref::AllocOp alloc) {
   MemRefType type = alloc.getType();
   // cudaMallocHost aligns to at least 256 bytes.
   if (classify(type).kind == MemoryPlace::Kind::Device ||
-      !type.getLayout().isIdentity() || alloc.getAlignment().value_or(0) > 256)
+      !hasIdentityLayout(type) || alloc.getAlignment().value_or(0) > 256)
     return false;
   bool transfers = false, freed = false;
   SmallVector<Value> worklist{alloc.getResult()};

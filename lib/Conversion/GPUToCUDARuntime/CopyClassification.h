@@ -81,6 +81,11 @@ int64_t getDeviceKey(Operation *op);
 // Memref layouts
 //===----------------------------------------------------------------------===//
 
+/// True when `type` has the identity layout. The common case, an
+/// `AffineMapAttr`, is checked without a call through
+/// MemRefLayoutAttrInterface, which costs more than the check itself.
+bool hasIdentityLayout(MemRefType type);
+
 /// The strides and offset of `type`, read from its layout attribute when it
 /// is the identity or strided (the layouts of nearly every memref), without
 /// the affine-map analysis of MemRefType::getStridesAndOffset.

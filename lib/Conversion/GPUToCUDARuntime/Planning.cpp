@@ -204,6 +204,9 @@ private:
 /// before it move past it, so it must neither touch memory nor wait. New
 /// buffers are fine: no copy before them can use them.
 bool isTransparentToCopies(Operation *op) {
+  // Planning puts the line of each op's location before it.
+  if (isa<LLVM::ConstantOp>(op))
+    return true;
   if (op->getNumRegions() != 0 || op->hasTrait<OpTrait::IsTerminator>() ||
       isa<CallOpInterface>(op))
     return false;
@@ -593,6 +596,16 @@ void planBatches(ArrayRef<Operation *> runtimeOps,
   RunAccesses accesses;
   // Why the run's first copy did not join the run before it, if it tried.
   std::optional<UnbatchedCopy> runStart;
+  // Copies often share a buffer (an upload and a download of it): each
+  // memref's access is computed once.
+  DenseMap<Value, BufferAccess> bufferAccesses;
+  auto getAccess = [&](Value memref) -> const BufferAccess & {
+    auto [it, inserted] = bufferAccesses.try_emplace(memref);
+    if (inserted)
+      it->second = getBufferAccess(memref, indexBitwidth,
+                                   batching.freshAllocators);
+    return it->second;
+  };
   auto close = [&](StringRef reason, Operation *blocker = nullptr) {
     if (run.size() == 1)
       batching.unbatched.push_back(
@@ -627,10 +640,8 @@ void planBatches(ArrayRef<Operation *> runtimeOps,
       batching.unbatched.push_back({copy, alone});
       continue;
     }
-    BufferAccess src = getBufferAccess(copy.getSrc(), indexBitwidth,
-                                       batching.freshAllocators);
-    BufferAccess dst = getBufferAccess(copy.getDst(), indexBitwidth,
-                                       batching.freshAllocators);
+    BufferAccess src = getAccess(copy.getSrc());
+    BufferAccess dst = getAccess(copy.getDst());
     // Why `copy` cannot join the run; none if it can.
     auto joinRun = [&]() -> std::optional<UnbatchedCopy> {
       gpu::MemcpyOp previous = run.back();
@@ -684,9 +695,17 @@ int64_t planFunction(func::FuncOp func, ArrayRef<Operation *> runtimeOps,
   // Devices used, "current device" (-1) first so that its stream is got
   // before any cudaSetDevice. gpu.wait names no memory: it runs on the
   // function's first stream. Transfer buffers need no stream.
+  // Each op's key is computed once: planning asks for it several times.
+  DenseMap<Operation *, int64_t> opKeys;
+  opKeys.reserve(runtimeOps.size());
   auto getKey = [&](Operation *op) {
-    auto call = streamOrderedCalls.find(op);
-    return call != streamOrderedCalls.end() ? call->second : getDeviceKey(op);
+    auto [it, inserted] = opKeys.try_emplace(op);
+    if (inserted) {
+      auto call = streamOrderedCalls.find(op);
+      it->second =
+          call != streamOrderedCalls.end() ? call->second : getDeviceKey(op);
+    }
+    return it->second;
   };
   auto memoryOps = llvm::make_filter_range(runtimeOps, [](Operation *op) {
     return !isa<gpu::WaitOp>(op) && !isTransferBufferOp(op);

@@ -278,6 +278,8 @@ private:
     Value aligned =
         values.getField(builder, loc, descriptor,
                         ArrayRef<int64_t>{kAlignedPtrPosInMemRefDescriptor});
+    if (hasIdentityLayout(type))
+      return aligned;
     SmallVector<int64_t> strides;
     int64_t offset;
     (void)getStridesAndOffset(type, strides, offset);
