@@ -41,12 +41,20 @@
 # (cachegrind without cache simulation, --mlir-disable-threading), less
 # the count of the same command on the case at N = 1 (process start,
 # dialect loading, the set-up of the passes), so that a linear pass grows
-# exactly 10-fold per 10x. A count is the same every run and load on the
-# machine does not move it: each point runs once, the commands --jobs at a
-# time, and a growth check (--max-growth) can be tight, as in
-# test/Tools/compile-time-alternating-glue.test. A run takes about 30 times
-# as long as without valgrind, plus 6 s of valgrind reading the symbols of
-# libMLIR and libLLVM. No RSS is reported then.
+# exactly 10-fold per 10x. The reference and upstream's lowering are
+# counted the same way, each less its own count at N = 1, so that
+# --max-ratio-growth bounds the ratio of two counts (as
+# test/Pipelines/compile-time-loop-nest.test does, where the measured
+# pipelines and the reference are both exponential in N). A count is the
+# same every run and load on the machine does not move it: each point runs
+# once, the commands --jobs at a time (each distinct command once: a
+# reference shared by measurements on the same case, a baseline shared by
+# sizes), and a growth check (--max-growth, --max-ratio-growth) can be
+# tight: the tests that check growth order (test/Tools/compile-time-*.test,
+# test/Pipelines/compile-time-*.test,
+# test/Dialect/EtCopy/compile-time-benchmark.mlir) all count. A run takes
+# about 30 times as long as without valgrind, plus 5 to 7 s of valgrind
+# reading the symbols of libMLIR and libLLVM. No RSS is reported then.
 #
 # A measurement is `CASE | FLAGS` or `CASE | PREPARE | FLAGS`: the input is
 # `generate.py CASE N`, first rewritten (untimed) by `etcopy-opt PREPARE`
@@ -169,18 +177,18 @@ def run_timed(opt, flags, path, timeout, output=os.devnull):
 # per instruction, lackey several times). Threading is off so that no
 # thread pool's waiting enters the count: the count of a command is then
 # the same from run to run.
-COUNT_COMMAND = ["valgrind", "--tool=cachegrind", "--cache-sim=no",
+COUNT_OPTIONS = ["--tool=cachegrind", "--cache-sim=no",
                  "--cachegrind-out-file=/dev/null"]
 COUNT_FLAGS = ["--mlir-disable-threading"]
 COUNT_LINE = re.compile(r"^==\d+== I\s+refs:\s+([\d,]+)\s*$", re.MULTILINE)
 
 
-def run_counted(opt, flags, path, timeout, output=os.devnull):
-    """Runs `opt path flags` once under valgrind, printing to `output`;
-    returns (instructions executed, wall seconds)."""
+def run_counted(args, flags, path, output=os.devnull):
+    """Runs `opt path flags` once under valgrind (`args.valgrind`),
+    printing to `output`; returns (instructions executed, wall seconds)."""
     stderr, wall = run_command(
-        [*COUNT_COMMAND, opt, path, *flags, *COUNT_FLAGS, "-o", output],
-        timeout)
+        [*shlex.split(args.valgrind), *COUNT_OPTIONS, args.etcopy_opt, path,
+         *flags, *COUNT_FLAGS, "-o", output], args.timeout)
     return instructions(stderr), wall
 
 
@@ -265,8 +273,8 @@ class Point:
         if self.measure_output:
             output = f"{self.path}.{threading.get_ident()}.out"
         try:
-            count, self.spent = run_counted(args.etcopy_opt, self.flags,
-                                            self.path, args.timeout, output)
+            count, self.spent = run_counted(args, self.flags, self.path,
+                                            output)
         except Timeout:
             self.timed_out = True
             return
@@ -353,8 +361,7 @@ def count_points(args, points):
 
     def count(flags, path):
         try:
-            return run_counted(args.etcopy_opt, list(flags), path,
-                               args.timeout)[0]
+            return run_counted(args, list(flags), path)[0]
         except Timeout:
             return None
 
@@ -463,9 +470,16 @@ def main():
                         help="count, instead of timing, the instructions "
                         "each whole command executes under valgrind "
                         "(cachegrind, threading off), less those of the "
-                        "same command on the case at N = 1: exact and "
-                        "unmoved by load, one run per point, about 30x "
+                        "same command on the case at N = 1 (the "
+                        "reference and --upstream too, each less its own "
+                        "count at N = 1, for --max-ratio-growth): exact "
+                        "and unmoved by load, one run per point, about 30x "
                         "slower than a run; no RSS")
+    parser.add_argument("--valgrind", default="valgrind", metavar="COMMAND",
+                        help="with --count, the valgrind to count with, "
+                        "split as a shell would (default: valgrind; "
+                        "test/Tools/compile-time-benchmark-checks.test "
+                        "gives a stand-in whose counts it chooses)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count(),
                         help="with --count, commands run at a time "
                         "(default: one per core); times are taken one at "
@@ -487,8 +501,8 @@ def main():
         parser.error("--max-ratio-growth needs the reference")
     if args.count and args.wall:
         parser.error("--count counts the whole command already; no --wall")
-    if args.count and not shutil.which(COUNT_COMMAND[0]):
-        parser.error("--count needs valgrind")
+    if args.count and not shutil.which(shlex.split(args.valgrind)[0]):
+        parser.error(f"--count needs valgrind ({args.valgrind})")
     try:
         measurements = [Measurement(spec)
                         for spec in (args.measure or MEASUREMENTS)]
@@ -572,6 +586,11 @@ def main():
                 if seconds is None:
                     failures.append(f"{measurement.label()}: timed out at "
                                     f"N = {n}")
+                    break
+                if args.max_ratio_growth and ref_seconds is None:
+                    # Without the reference's figure no ratio is checked.
+                    failures.append(f"{measurement.label()}: the reference "
+                                    f"timed out at N = {n}")
                     break
                 if args.max_growth and factor and factor > args.max_growth:
                     failures.append(f"{measurement.label()}: {quantity} grows "
