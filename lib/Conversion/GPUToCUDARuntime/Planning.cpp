@@ -204,7 +204,7 @@ private:
 /// before it move past it, so it must neither touch memory nor wait. New
 /// buffers are fine: no copy before them can use them.
 bool isTransparentToCopies(Operation *op) {
-  // Planning puts the line of each op's location before it.
+  // The line constants planning puts before the ops touch no memory.
   if (isa<LLVM::ConstantOp>(op))
     return true;
   if (op->getNumRegions() != 0 || op->hasTrait<OpTrait::IsTerminator>() ||
@@ -599,7 +599,7 @@ void planBatches(ArrayRef<Operation *> runtimeOps,
   // Copies often share a buffer (an upload and a download of it): each
   // memref's access is computed once.
   DenseMap<Value, BufferAccess> bufferAccesses;
-  auto getAccess = [&](Value memref) -> const BufferAccess & {
+  auto getAccess = [&](Value memref) {
     auto [it, inserted] = bufferAccesses.try_emplace(memref);
     if (inserted)
       it->second = getBufferAccess(memref, indexBitwidth,
@@ -692,10 +692,8 @@ int64_t planFunction(func::FuncOp func, ArrayRef<Operation *> runtimeOps,
   FunctionValues &values = plan.values;
   RuntimeSupport &support = values.getSupport();
 
-  // Devices used, "current device" (-1) first so that its stream is got
-  // before any cudaSetDevice. gpu.wait names no memory: it runs on the
-  // function's first stream. Transfer buffers need no stream.
-  // Each op's key is computed once: planning asks for it several times.
+  // The device key of each op, computed once: planning asks for it
+  // several times.
   DenseMap<Operation *, int64_t> opKeys;
   opKeys.reserve(runtimeOps.size());
   auto getKey = [&](Operation *op) {
@@ -707,6 +705,9 @@ int64_t planFunction(func::FuncOp func, ArrayRef<Operation *> runtimeOps,
     }
     return it->second;
   };
+  // Devices used, "current device" (-1) first so that its stream is got
+  // before any cudaSetDevice. gpu.wait names no memory: it runs on the
+  // function's first stream. Transfer buffers need no stream.
   auto memoryOps = llvm::make_filter_range(runtimeOps, [](Operation *op) {
     return !isa<gpu::WaitOp>(op) && !isTransferBufferOp(op);
   });
