@@ -40,16 +40,16 @@ namespace {
 /// a pipeline run with `--verify-each` on a module verified by the parser,
 /// the module is known valid: the pass manager verified it after every pass
 /// that did not preserve all analyses, and a pass that preserves them all
-/// has not changed it. The printer's verification then repeats the last one
-/// and, on the LLVM-dialect output of `--etcopy-to-cuda`, costs as much as
-/// (e.g. a tenth of the whole command on `groups-memref`, see
-/// docs/CompileTime.md).
+/// has not changed it. The printer's verification then repeats the last
+/// one: on the LLVM-dialect output of `--etcopy-to-cuda` it was 6 % of the
+/// whole command on `groups-memref` (docs/CompileTime.md).
 ///
 /// After the last pass of the top-level pipeline succeeds, and only then,
 /// this sets the printer's `--mlir-print-assume-verified` option, which
-/// `MlirOptMain` reads when it prints the output; a new pipeline (the next
-/// chunk of `--split-input-file`) first restores it. Installed only when
-/// the pass manager and the parser verify and the option was not given.
+/// `MlirOptMain` reads when it prints the output; the next pipeline (the
+/// next chunk of `--split-input-file`) first clears it, so that ops printed
+/// in its diagnostics are verified first. Installed only when the pass
+/// manager and the parser verify and the option was not given.
 class VerifiedOutput : public PassInstrumentation {
 public:
   VerifiedOutput(PassManager &pm, llvm::cl::opt<bool> &assumeVerified)
