@@ -23,8 +23,8 @@ namespace mlir::etcopy::cuda_lowering {
 // Placement of gpu-op operands.
 //===----------------------------------------------------------------------===//
 
-MemoryPlace classify(Type type) {
-  Attribute space = cast<BaseMemRefType>(type).getMemorySpace();
+MemoryPlace classify(BaseMemRefType type) {
+  Attribute space = type.getMemorySpace();
   if (!space)
     return {MemoryPlace::Kind::Unknown};
   if (auto device = dyn_cast<DeviceAttr>(space)) {
@@ -36,16 +36,16 @@ MemoryPlace classify(Type type) {
 }
 
 std::pair<MemoryPlace, MemoryPlace> classifyCopy(gpu::MemcpyOp copy) {
-  auto resolve = [](Value value, MemoryPlace place, Type other) {
+  auto resolve = [](Value value, MemoryPlace place, MemRefType other) {
     if (place.kind != MemoryPlace::Kind::Unknown)
       return place;
     if (value.getDefiningOp<gpu::AllocOp>())
       return MemoryPlace{MemoryPlace::Kind::Device};
-    if (isa_and_present<DeviceAttr>(cast<MemRefType>(other).getMemorySpace()))
+    if (isa_and_present<DeviceAttr>(other.getMemorySpace()))
       return MemoryPlace{MemoryPlace::Kind::Host};
     return place;
   };
-  Value src = copy.getSrc(), dst = copy.getDst();
+  TypedValue<MemRefType> src = copy.getSrc(), dst = copy.getDst();
   return {resolve(src, classify(src.getType()), dst.getType()),
           resolve(dst, classify(dst.getType()), src.getType())};
 }
@@ -83,11 +83,15 @@ int64_t getDeviceKey(Operation *op) {
       })
       .Case([](gpu::LaunchFuncOp launch) {
         // The device of its first memref on an explicit device (a memref
-        // cast to no memory space for the kernel's signature counts too).
+        // cast to no memory space for the kernel's signature counts too);
+        // scalar operands have none.
         for (Value operand : launch.getKernelOperands()) {
           if (auto cast = operand.getDefiningOp<memref::MemorySpaceCastOp>())
             operand = cast.getSource();
-          MemoryPlace place = classify(operand.getType());
+          auto type = dyn_cast<BaseMemRefType>(operand.getType());
+          if (!type)
+            continue;
+          MemoryPlace place = classify(type);
           if (place.kind == MemoryPlace::Kind::Device && place.ordinal >= 0)
             return place.ordinal;
         }

@@ -57,7 +57,7 @@ struct MemoryPlace {
 /// Classifies a memref type by its memory space alone: no memory space is
 /// `Unknown`; #gpu.address_space<...> and integer spaces are device memory of
 /// the current device.
-MemoryPlace classify(Type type);
+MemoryPlace classify(BaseMemRefType type);
 
 /// The two sides of a copy. A memref without memory space is ambiguous in
 /// upstream gpu IR (gpu.alloc returns such memrefs), so it is resolved here:

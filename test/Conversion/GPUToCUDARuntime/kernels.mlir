@@ -69,6 +69,21 @@ module attributes {gpu.container_module} {
     gpu.wait [%t3]
     return
   }
+
+  // A launch runs on the device of its first memref on an explicit device,
+  // here cuda:1, whatever comes before it: a scalar, a host memref.
+  // CHECK-LABEL: llvm.func @launch_scalar_first(
+  // CHECK-DAG: %[[CUDA1:.*]] = llvm.mlir.constant(1 : i32) : i32
+  // CHECK-DAG: %[[STREAM:.*]] = llvm.call @__etcopy_get_stream(%[[CUDA1]],
+  // CHECK: llvm.call @__etcopy_launch_kernel(%{{[^,]*}}, %{{[^,]*}}, %{{[^,]*}}, %{{[^,]*}}, %{{[^,]*}}, %{{[^,]*}}, %{{[^,]*}}, %{{[^,]*}}, %{{[^,]*}}, %[[STREAM]],
+  func.func @launch_scalar_first(%s: f32, %h: memref<8xf32>, %d: memref<8xf32, #etcopy.device<cuda:1>>) {
+    %c1 = arith.constant 1 : index
+    %c8 = arith.constant 8 : index
+    %v = memref.memory_space_cast %d : memref<8xf32, #etcopy.device<cuda:1>> to memref<8xf32>
+    gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c8, %c1, %c1)
+        args(%s : f32, %h : memref<8xf32>, %v : memref<8xf32>)
+    return
+  }
 }
 
 // The binary's globals and the runtime support's kernel functions.
