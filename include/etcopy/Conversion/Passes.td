@@ -131,7 +131,10 @@ def ConvertGPUToCUDARuntime
     (`__etcopy_memcpy`, `__etcopy_malloc`, ...), C code compiled to LLVM IR
     when etcopy is built and copied into the module on demand; the calls'
     last arguments are the op's file, line and column. The output needs only
-    libcudart (or the CUDA simulator) and libc.
+    libcudart (or the CUDA simulator) and libc. The runtime support and the
+    globals go in the module the pass runs on, so a `builtin.module` nested
+    in it that holds any op is an error: run the pass on that module
+    instead (`-p 'builtin.module(builtin.module(convert-gpu-to-cuda-runtime))'`).
 
     Streams: each function that performs device work gets the stream of
     each device it touches at entry from the stream provider

@@ -311,6 +311,20 @@ LogicalResult validateAndCollect(ModuleOp module, SymbolTable &symbols,
   module.walk<WalkOrder::PreOrder>([&](Operation *op) {
     if (isa<gpu::GPUModuleOp, gpu::BinaryOp>(op))
       return WalkResult::skip();
+    // The runtime support, the globals of locations and kernels and the
+    // streams go in `module`: code in a module nested in it could not refer
+    // to them.
+    if (auto nested = dyn_cast<ModuleOp>(op); nested && nested != module) {
+      if (!nested.getBody()->empty()) {
+        nested.emitError("cannot lower a nested 'builtin.module': the runtime "
+                         "support and its globals go in the top-level module; "
+                         "run the pass on the nested module instead, e.g. "
+                         "-p 'builtin.module(builtin.module("
+                         "convert-gpu-to-cuda-runtime))'");
+        failed = true;
+      }
+      return WalkResult::skip();
+    }
     // A static size whose bytes overflow would wrap to a small allocation.
     if (isa<gpu::AllocOp, memref::AllocOp, memref::AllocaOp>(op)) {
       auto type = cast<MemRefType>(op->getResult(0).getType());

@@ -188,3 +188,21 @@ func.func @unknown_producer(%h: memref<4xf32>) {
   gpu.memcpy %d, %h : memref<4xf32, #etcopy.device<cuda:0>>, memref<4xf32>
   return
 }
+
+// -----
+
+// The runtime support and the globals of locations go in the module the
+// pass runs on: code in a module nested in it could not refer to them (the
+// pass once left its addresses pointing at the outer module's globals, IR
+// that does not verify). An empty nested module is left alone.
+module {
+  // expected-error @+1 {{cannot lower a nested 'builtin.module': the runtime support and its globals go in the top-level module; run the pass on the nested module instead, e.g. -p 'builtin.module(builtin.module(convert-gpu-to-cuda-runtime))'}}
+  module {
+    func.func @nested(%h: memref<8xf32>, %d: memref<8xf32, #etcopy.device<cuda:0>>) {
+      gpu.memcpy %d, %h : memref<8xf32, #etcopy.device<cuda:0>>, memref<8xf32>
+      return
+    }
+  }
+  module {
+  }
+}
