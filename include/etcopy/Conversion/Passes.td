@@ -274,7 +274,10 @@ def EtCopyHostToLLVM : EtCopyPass<"etcopy-host-to-llvm", "::mlir::ModuleOp"> {
     `aligned_alloc` and are freed with `free`.
 
     Linear in the size of the module. An op no pattern lowers is left for
-    `etcopy-finalize-llvm` to report. The pass shares its conversion set-up
+    `etcopy-finalize-llvm` to report; an op or function that uses memory on
+    a device (a memref on `#etcopy.device` other than `cpu`) is an error
+    naming it and the type, since device work is
+    `convert-gpu-to-cuda-runtime`'s. The pass shares its conversion set-up
     and clean-up with `convert-gpu-to-cuda-runtime`, and its source file
     (`lib/Conversion/GPUToCUDARuntime/GPUToCUDARuntime.cpp`).
   }];

@@ -176,18 +176,63 @@ LowerToLLVMOptions getLoweringOptions(ModuleOp module) {
   return options;
 }
 
+/// Reports each op that uses memory on a device (a memref on
+/// `#etcopy.device` other than the host): a module with device work is
+/// convert-gpu-to-cuda-runtime's. One walk, each type checked once.
+static LogicalResult checkNoDeviceMemory(ModuleOp module) {
+  DenseMap<Type, bool> onDevice;
+  auto isOnDevice = [&](Type type) {
+    auto [it, inserted] = onDevice.try_emplace(type);
+    if (inserted)
+      it->second = type.walk([](DeviceAttr device) {
+                         return device.isHost() ? WalkResult::advance()
+                                                : WalkResult::interrupt();
+                       })
+                       .wasInterrupted();
+    return it->second;
+  };
+  bool found = false;
+  module.walk([&](Operation *op) {
+    SmallVector<Type> types(op->getOperandTypes());
+    llvm::append_range(types, op->getResultTypes());
+    if (auto function = dyn_cast<FunctionOpInterface>(op))
+      types.push_back(function.getFunctionType());
+    for (Type type : types) {
+      if (!isOnDevice(type))
+        continue;
+      op->emitError("'") << op->getName() << "' uses device memory " << type
+                         << ": etcopy-host-to-llvm lowers modules without "
+                            "device work; lower this one with "
+                            "convert-gpu-to-cuda-runtime (or --etcopy-to-cuda)";
+      found = true;
+      break;
+    }
+  });
+  return failure(found);
+}
+
 struct EtCopyHostToLLVMPass
     : public etcopy::impl::EtCopyHostToLLVMBase<EtCopyHostToLLVMPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
+    if (failed(checkNoDeviceMemory(module)))
+      return signalPassFailure();
     LLVMTypeConverter converter(ctx, getLoweringOptions(module));
     LLVMConversionTarget target(*ctx);
     RewritePatternSet patterns(ctx);
     SymbolTableCollection symbolTables;
     populateModuleToLLVMPatterns(target, converter, symbolTables, patterns);
+    // An error the conversion reports without failing (the type converter's,
+    // for a memory space it cannot convert) fails the pass too.
+    bool reportedError = false;
+    ScopedDiagnosticHandler errors(ctx, [&](Diagnostic &diag) {
+      reportedError |= diag.getSeverity() == DiagnosticSeverity::Error;
+      return failure(); // Reported as usual.
+    });
     // With pattern rollback, as convert-gpu-to-cuda-runtime (which says why).
-    if (failed(applyPartialConversion(module, target, std::move(patterns))))
+    if (failed(applyPartialConversion(module, target, std::move(patterns))) ||
+        reportedError)
       return signalPassFailure();
     reconcileCasts(module);
     for (auto func : module.getOps<LLVM::LLVMFuncOp>())
