@@ -1,4 +1,9 @@
 // RUN: etcopy-opt %s --etcopy-host-to-llvm -split-input-file -verify-diagnostics
+// The pass fails (exit status 1) on an error the type converter reports
+// without failing the conversion (the last case below, alone).
+// RUN: printf 'func.func @g(%%%%m: memref<4xf32, #gpu.address_space<global>>) {\n  return\n}\n' \
+// RUN:   | not etcopy-opt --etcopy-host-to-llvm 2>&1 | FileCheck %s --check-prefix=STATUS
+// STATUS: error: conversion of memref memory space #gpu.address_space<global> to integer address space failed
 
 // etcopy-host-to-llvm lowers modules without device work: memory on a
 // device is an error naming the op and the type, where the pass once let
@@ -30,4 +35,14 @@ module {
       return
     }
   }
+}
+
+// -----
+
+// An error the LLVM type converter reports without failing the conversion
+// (here, for a memory space it has no conversion for) fails the pass too;
+// the pass once succeeded after it.
+// expected-error @unknown {{conversion of memref memory space #gpu.address_space<global> to integer address space failed}}
+func.func @gpu_space(%m: memref<4xf32, #gpu.address_space<global>>) {
+  return
 }
