@@ -271,6 +271,54 @@ func.func private @waits_for_one_op_on_a_function() attributes {etcopy.waits_for
 
 // -----
 
+// The host version of a kernel (etcopy-outline-host-kernels makes them):
+// 12 ids of one integer type first, the kernel's arguments after, no result;
+// convert-gpu-to-cuda-runtime's kernel table loads them so. Valid: index ids
+// before the lowering, i64 or i32 ids (the index width) after it.
+func.func private @host_kernel(index, index, index, index, index, index, index, index, index, index, index, index, memref<4xf32>) attributes {etcopy.host_kernel = ["kernels", "scale"]}
+llvm.func @host_kernel_lowered(i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, !llvm.ptr) attributes {etcopy.host_kernel = ["kernels", "scale"]}
+llvm.func @host_kernel_lowered_i32(i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32) attributes {etcopy.host_kernel = ["kernels", "sync"], etcopy.host_kernel_unsupported = "it uses gpu.barrier"}
+
+// -----
+
+// expected-error @+1 {{'etcopy.host_kernel' must be ["<gpu.module>", "<kernel>"], got ["kernels"]}}
+func.func private @host_kernel_one_name(index, index, index, index, index, index, index, index, index, index, index, index) attributes {etcopy.host_kernel = ["kernels"]}
+
+// -----
+
+// expected-error @+1 {{'etcopy.host_kernel' marks a function}}
+gpu.wait {etcopy.host_kernel = ["kernels", "scale"]}
+
+// -----
+
+// Fewer than 12 ids: the kernel table would read a memref descriptor's
+// pointer as an id (found by the pipeline fuzzer: an llvm.trunc to !llvm.ptr
+// that did not verify).
+// expected-error @+1 {{'etcopy.host_kernel' marks the host version of a kernel, which takes 12 ids of one index or signless integer type (block id, thread id, block size, grid size: x, y, z each) before the kernel's arguments and returns nothing; got '(index, index, index, index, index, index, index, index, index, index, index, memref<4xf32>) -> ()'}}
+func.func private @host_kernel_too_few_ids(index, index, index, index, index, index, index, index, index, index, index, memref<4xf32>) attributes {etcopy.host_kernel = ["kernels", "scale"]}
+
+// -----
+
+// expected-error @+1 {{'etcopy.host_kernel' marks the host version of a kernel}}
+func.func private @host_kernel_mixed_ids(index, index, index, index, index, index, index, index, index, index, index, i32) attributes {etcopy.host_kernel = ["kernels", "scale"]}
+
+// -----
+
+// expected-error @+1 {{'etcopy.host_kernel' marks the host version of a kernel}}
+llvm.func @host_kernel_pointer_ids(!llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr) attributes {etcopy.host_kernel = ["kernels", "scale"]}
+
+// -----
+
+// expected-error @+1 {{'etcopy.host_kernel' marks the host version of a kernel}}
+func.func private @host_kernel_result(index, index, index, index, index, index, index, index, index, index, index, index) -> f32 attributes {etcopy.host_kernel = ["kernels", "scale"]}
+
+// -----
+
+// expected-error @+1 {{'etcopy.host_kernel_unsupported' is a string on a function marked etcopy.host_kernel}}
+func.func private @host_kernel_unsupported_alone() attributes {etcopy.host_kernel_unsupported = "it uses gpu.barrier"}
+
+// -----
+
 func.func @waits_for_one_op_without_dependency() {
   // expected-error @+1 {{'etcopy.waits_for_one_op' is a unit attribute of a host gpu.wait with one dependency}}
   gpu.wait {etcopy.waits_for_one_op}

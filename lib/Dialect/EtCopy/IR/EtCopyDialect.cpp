@@ -379,8 +379,27 @@ LogicalResult EtCopyDialect::verifyOperationAttribute(Operation *op,
                              << "' must be [\"<gpu.module>\", \"<kernel>\"], "
                                 "got "
                              << attr.getValue();
-    if (!isa<FunctionOpInterface>(op))
+    auto function = dyn_cast<FunctionOpInterface>(op);
+    if (!function)
       return op->emitError() << "'" << name << "' marks a function";
+    // The host version of a kernel takes the block id, thread id, block size
+    // and grid size (x, y, z each) first, as `index` (integers of the index
+    // width once lowered), then the kernel's own arguments, and returns
+    // nothing: the lowering of launches passes them so.
+    constexpr unsigned kNumIds = 12;
+    ArrayRef<Type> inputs = function.getArgumentTypes();
+    Type idType = inputs.empty() ? Type() : inputs.front();
+    if (inputs.size() < kNumIds ||
+        !(isa<IndexType>(idType) || idType.isSignlessInteger()) ||
+        !llvm::all_equal(inputs.take_front(kNumIds)) ||
+        !function.getResultTypes().empty())
+      return op->emitError()
+             << "'" << name << "' marks the host version of a kernel, which "
+             << "takes " << kNumIds
+             << " ids of one index or signless integer type (block id, "
+                "thread id, block size, grid size: x, y, z each) before the "
+                "kernel's arguments and returns nothing; got "
+             << function.getFunctionType();
     return success();
   }
   if (name == getHostKernelUnsupportedAttrName()) {
