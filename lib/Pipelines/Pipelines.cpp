@@ -20,6 +20,15 @@
 using namespace mlir;
 using namespace mlir::etcopy;
 
+/// The first stage of both pipelines: input they would lower only in part is
+/// an error before any stage runs.
+template <typename OptionsT>
+static void addInputCheck(OpPassManager &pm) {
+  EtCopyCheckPipelineInputOptions check;
+  check.pipeline = OptionsT::getPipelineName().str();
+  pm.addPass(createEtCopyCheckPipelineInput(check));
+}
+
 /// Placement and transfer optimisation on tensors, then the host compute
 /// glue in a form bufferization understands, then bufferization under the
 /// delegate contract.
@@ -67,6 +76,7 @@ static void addKernelStages(OpPassManager &pm, StringRef chip,
 
 void etcopy::buildEtCopyToCUDAPipeline(OpPassManager &pm,
                                        const EtCopyPipelineOptions &options) {
+  addInputCheck<EtCopyPipelineOptions>(pm);
   // Kernels first: the etcopy stages see launches of compiled kernels.
   // One option for both sides of the calling convention: the kernels'
   // compilation and their launches (and the simulator's host versions).
@@ -105,6 +115,7 @@ void etcopy::buildEtCopyToCUDAPipeline(OpPassManager &pm) {
 
 void etcopy::buildEtCopyToHostPipeline(
     OpPassManager &pm, const EtCopyHostPipelineOptions &options) {
+  addInputCheck<EtCopyHostPipelineOptions>(pm);
   // Placement first, so that the host build of a method has the same
   // signature as its CUDA build before the placements are erased.
   if (options.placeCopies) {

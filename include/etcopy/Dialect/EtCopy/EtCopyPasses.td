@@ -867,6 +867,46 @@ def EtCopyExportSignatures
   ];
 }
 
+def EtCopyCheckPipelineInput
+    : EtCopyPass<"etcopy-check-pipeline-input", "::mlir::ModuleOp"> {
+  let summary = "Reject a module the etcopy pipelines would lower only in "
+                "part";
+  let description = [{
+    The first stage of `--etcopy-to-cuda` and `--etcopy-to-host`. Both
+    pipelines lower one module: the code of its functions, with the runtime
+    support and the globals that code refers to placed in that module. A
+    `builtin.module` nested in it is not theirs: bufferization skips it, so
+    its tensor code would stop at a later stage with an error about
+    bufferizing first, and its memref code would be lowered with globals
+    the nested module cannot refer to. The pass reports each nested
+    `builtin.module` that holds any op, before any stage has run, and names
+    the pipeline to run on it instead:
+
+    ```mlir
+    module {
+      module {  // error: the pipeline lowers one module at a time
+        func.func @method(%x: tensor<8xf32>) -> tensor<8xf32, #etcopy.device<cuda:0>> {
+          %d = etcopy.h2d %x : tensor<8xf32> -> tensor<8xf32, #etcopy.device<cuda:0>>
+          return %d : tensor<8xf32, #etcopy.device<cuda:0>>
+        }
+      }
+    }
+    ```
+
+    with `-p 'builtin.module(builtin.module(etcopy-to-cuda))'` lowering the
+    nested module in place. An empty nested module is left alone. The pass
+    changes nothing and preserves every analysis, so no verification
+    follows it. It visits the top-level module's ops only: linear in their
+    number.
+  }];
+  let options = [
+    Option<"pipeline", "pipeline", "std::string",
+           /*default=*/"\"etcopy-to-cuda\"",
+           "The pipeline the module is input to, named in the diagnostic "
+           "(default: etcopy-to-cuda)">,
+  ];
+}
+
 def EtCopyFinalizeLLVM : EtCopyPass<"etcopy-finalize-llvm", "::mlir::ModuleOp"> {
   let summary = "Ready a lowered module for mlir-translate: drop etcopy "
                 "attributes, check that only the LLVM dialect is left";
