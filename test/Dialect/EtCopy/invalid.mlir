@@ -40,6 +40,26 @@ func.func @d2h_c1_memref_without_destination(%m: memref<4xf32, #etcopy.device<cu
 
 // -----
 
+// Unranked memrefs are not copied: the custom form parses an unranked target
+// as the destination (it was read as a result type, and the op failed to
+// parse with "got 1 operands and 0 types"), and the op's type constraint
+// names what it takes.
+func.func @h2d_unranked(%x: memref<*xf32>, %d: memref<*xf32, #etcopy.device<cuda:0>>) {
+  // expected-error @+1 {{'etcopy.h2d' op operand #0 must be ranked tensor of any type values or memref of any type values, but got 'memref<*xf32>'}}
+  etcopy.h2d %x, %d : memref<*xf32> -> memref<*xf32, #etcopy.device<cuda:0>>
+  return
+}
+
+// -----
+
+func.func @d2h_unranked_destination(%d: memref<4xf32, #etcopy.device<cuda:0>>, %x: memref<*xf32>) {
+  // expected-error @+1 {{'etcopy.d2h' op operand #1 must be memref of any type values, but got 'memref<*xf32>'}}
+  etcopy.d2h %d, %x : memref<4xf32, #etcopy.device<cuda:0>> -> memref<*xf32>
+  return
+}
+
+// -----
+
 func.func @d2h_c1_tensor_with_destination(%t: tensor<4xf32, #etcopy.device<cuda:0>>, %h: memref<4xf32>) {
   // expected-error @+1 {{'etcopy.d2h' op with a tensor source (functional form) takes no destination operand, got 'memref<4xf32>'}}
   etcopy.d2h %t, %h : tensor<4xf32, #etcopy.device<cuda:0>> -> memref<4xf32>

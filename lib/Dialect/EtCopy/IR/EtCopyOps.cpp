@@ -27,7 +27,7 @@ static ParseResult parseCopyTargetType(OpAsmParser &parser, Type &destType,
   Type type;
   if (parser.parseType(type))
     return failure();
-  (isa<MemRefType>(type) ? destType : resultType) = type;
+  (isa<BaseMemRefType>(type) ? destType : resultType) = type;
   return success();
 }
 
