@@ -29,3 +29,17 @@ func.func @leftover(%a: index) -> index {
   %n = shape.size_to_index %t : !shape.size
   return %n : index
 }
+
+// -----
+
+// Of an op with a region that no stage lowers, the op is named, not the ops
+// of its body (the terminator 'async.yield' was named before).
+func.func @leftover_region(%x: memref<8xf32>, %d: memref<8xf32, #etcopy.device<cuda:0>>) {
+  // expected-error @+1 {{'async.execute' was left unconverted by the pipeline}}
+  %t = async.execute {
+    etcopy.h2d %x, %d : memref<8xf32> -> memref<8xf32, #etcopy.device<cuda:0>>
+    async.yield
+  }
+  async.await %t : !async.token
+  return
+}

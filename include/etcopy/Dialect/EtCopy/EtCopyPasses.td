@@ -916,7 +916,8 @@ def EtCopyFinalizeLLVM : EtCopyPass<"etcopy-finalize-llvm", "::mlir::ModuleOp"> 
     (`etcopy.writes`), whose information the pipelines
     export as LLVM globals where a host program needs it (arenas,
     signatures) and which LLVM IR cannot carry. Then it fails, naming the
-    first op outside the LLVM dialect, if anything survived the lowering: a
+    first op outside the LLVM dialect (in pre-order: an op with a region
+    rather than the ops of its body), if anything survived the lowering: a
     pipeline that "succeeds" with leftovers would hand `mlir-translate` IR it
     cannot translate, far from the cause. A `builtin.unrealized_conversion_cast`
     is named only when nothing else is left, since it is the symptom of

@@ -270,8 +270,9 @@ struct FinalizeLLVMPass
   void runOnOperation() override {
     // A cast left by a dialect conversion is a symptom: report the op whose
     // conversion failed (often the cast's user) when there is one.
+    // Outermost first: an unlowered region op is named, not its terminator.
     Operation *leftover = nullptr, *leftoverCast = nullptr;
-    getOperation()->walk([&](Operation *op) {
+    getOperation()->walk<WalkOrder::PreOrder>([&](Operation *op) {
       removeEtCopyAttributes(op);
       if (isa<ModuleOp>(op) || isa<LLVM::LLVMDialect>(op->getDialect()))
         return;
