@@ -212,6 +212,18 @@ LogicalResult mlir::etcopy::checkOptionNames(StringRef owner, StringRef text,
                   << "' needs a value: '" << option->name << "=...'\n";
       return failure();
     }
+    // llvm::cl reads a boolean's empty value as true and takes an empty
+    // string: `async=` and `kernel-chip=` are most likely a value left out.
+    if (token.value && token.value->empty()) {
+      errorStream << "option '" << option->name << "' of '" << owner
+                  << "' has an empty value: write ";
+      if (option->needsValue)
+        errorStream << "'" << option->name << "=...'\n";
+      else
+        errorStream << "'" << option->name << "', '" << option->name
+                    << "=true' or '" << option->name << "=false'\n";
+      return failure();
+    }
   }
   return success();
 }

@@ -5,7 +5,8 @@
 // syntax, checked first for the mistakes its own parser reports badly. An
 // unknown name is reported with the nearest valid name and the list of
 // valid ones (MLIR: "no such option"); a comma between two options is
-// reported as such (MLIR reads it as part of the first value); a bad value
+// reported as such (MLIR reads it as part of the first value), and so is an
+// empty value (`async=`, which MLIR reads as true); a bad value
 // is reported to the caller's stream, not to stderr, by the parsers of
 // etcopy's option types. Every etcopy pass derives from EtCopyOperationPass
 // (through EtCopyPass in the .td files), which routes its options through
@@ -44,7 +45,8 @@ struct OptionSpelling {
 /// nearest valid name, if one is near, and the list of valid names), a
 /// comma between options (MLIR separates options with spaces and would read
 /// `a=1,b=2` as the value `1,b=2` of `a`), an option that needs a value and
-/// has none.
+/// has none, and an empty value after `=` (llvm::cl reads `flag=` as true
+/// and takes `name=` as an empty string: most likely a value left out).
 LogicalResult checkOptionNames(StringRef owner, StringRef text,
                                ArrayRef<OptionSpelling> options,
                                raw_ostream &errorStream);
