@@ -43,3 +43,12 @@ func.func @leftover_region(%x: memref<8xf32>, %d: memref<8xf32, #etcopy.device<c
   async.await %t : !async.token
   return
 }
+
+// -----
+
+// A function is named when nothing else is left: here its signature, whose
+// type no conversion lowers, while its body was lowered.
+// expected-error @+1 {{'func.func' was left unconverted by the pipeline}}
+func.func private @leftover_signature(%a: !shape.size) {
+  return
+}

@@ -917,7 +917,8 @@ def EtCopyFinalizeLLVM : EtCopyPass<"etcopy-finalize-llvm", "::mlir::ModuleOp"> 
     export as LLVM globals where a host program needs it (arenas,
     signatures) and which LLVM IR cannot carry. Then it fails, naming the
     first op outside the LLVM dialect (in pre-order: an op with a region
-    rather than the ops of its body), if anything survived the lowering: a
+    rather than the ops of its body; a function only when nothing else is
+    left), if anything survived the lowering: a
     pipeline that "succeeds" with leftovers would hand `mlir-translate` IR it
     cannot translate, far from the cause. A `builtin.unrealized_conversion_cast`
     is named only when nothing else is left, since it is the symptom of

@@ -268,21 +268,26 @@ namespace {
 struct FinalizeLLVMPass
     : public etcopy::impl::EtCopyFinalizeLLVMBase<FinalizeLLVMPass> {
   void runOnOperation() override {
-    // A cast left by a dialect conversion is a symptom: report the op whose
-    // conversion failed (often the cast's user) when there is one.
-    // Outermost first: an unlowered region op is named, not its terminator.
-    Operation *leftover = nullptr, *leftoverCast = nullptr;
+    // Report the op whose conversion failed: the outermost first, so that
+    // an unlowered op with a region is named rather than its terminator.
+    // A function left unconverted because of its body, and a cast left by a
+    // dialect conversion (often for the failed op's user), are symptoms:
+    // named only when nothing else is left, the function first (its
+    // signature may be what failed).
+    Operation *leftover = nullptr, *leftoverFunction = nullptr,
+              *leftoverCast = nullptr;
     getOperation()->walk<WalkOrder::PreOrder>([&](Operation *op) {
       removeEtCopyAttributes(op);
       if (isa<ModuleOp>(op) || isa<LLVM::LLVMDialect>(op->getDialect()))
         return;
-      Operation *&first =
-          isa<UnrealizedConversionCastOp>(op) ? leftoverCast : leftover;
+      Operation *&first = isa<UnrealizedConversionCastOp>(op) ? leftoverCast
+                          : isa<FunctionOpInterface>(op)      ? leftoverFunction
+                                                              : leftover;
       if (!first)
         first = op;
     });
     if (!leftover)
-      leftover = leftoverCast;
+      leftover = leftoverFunction ? leftoverFunction : leftoverCast;
     // Dropping every etcopy attribute (those of arguments with their
     // function's) invalidates no analysis and cannot make valid IR invalid:
     // no need to verify the (large) module again.
