@@ -10,21 +10,23 @@
 #ifndef LIB_CONVERSION_GPUTOCUDARUNTIME_HOSTKERNELABI_H
 #define LIB_CONVERSION_GPUTOCUDARUNTIME_HOSTKERNELABI_H
 
+#include "etcopy/Dialect/EtCopy/EtCopyDialect.h"
 #include "llvm/ADT/StringRef.h"
 
 namespace mlir::etcopy {
 
 /// The attribute of a host function that is the host version of a kernel:
-/// `[gpu.module (later gpu.binary) name, kernel name]`
-/// (EtCopyDialect::getHostKernelAttrName).
-constexpr llvm::StringLiteral kHostKernelAttrName = "etcopy.host_kernel";
-/// On a host kernel: why the kernel has no host version (its body is empty;
-/// EtCopyDialect::getHostKernelUnsupportedAttrName).
+/// `[gpu.module (later gpu.binary) name, kernel name]`.
+constexpr llvm::StringLiteral kHostKernelAttrName =
+    EtCopyDialect::getHostKernelAttrName();
+/// On a host kernel: why the kernel has no host version (its body is
+/// empty).
 constexpr llvm::StringLiteral kHostKernelUnsupportedAttrName =
-    "etcopy.host_kernel_unsupported";
+    EtCopyDialect::getHostKernelUnsupportedAttrName();
 /// Host kernels take the block id, thread id, block size and grid size (x,
-/// y, z each) before the kernel's own arguments.
-constexpr unsigned kNumHostKernelIds = 12;
+/// y, z each) before the kernel's own arguments (which the attribute's
+/// verifier checks).
+constexpr unsigned kNumHostKernelIds = EtCopyDialect::getNumHostKernelIds();
 
 } // namespace mlir::etcopy
 

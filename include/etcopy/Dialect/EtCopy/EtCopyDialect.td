@@ -96,6 +96,10 @@ def EtCopy_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getHostKernelAttrName() {
       return ::llvm::StringLiteral("etcopy.host_kernel");
     }
+    /// How many ids a host version of a kernel takes before the kernel's
+    /// arguments: the block id, thread id, block size and grid size, x, y
+    /// and z each (the attribute's verifier checks them).
+    static constexpr unsigned getNumHostKernelIds() { return 12; }
     /// Name of the attribute saying why a kernel has no host version.
     static constexpr ::llvm::StringLiteral getHostKernelUnsupportedAttrName() {
       return ::llvm::StringLiteral("etcopy.host_kernel_unsupported");

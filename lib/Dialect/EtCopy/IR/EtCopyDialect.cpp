@@ -386,7 +386,7 @@ LogicalResult EtCopyDialect::verifyOperationAttribute(Operation *op,
     // and grid size (x, y, z each) first, as `index` (integers of the index
     // width once lowered), then the kernel's own arguments, and returns
     // nothing: the lowering of launches passes them so.
-    constexpr unsigned kNumIds = 12;
+    constexpr unsigned kNumIds = getNumHostKernelIds();
     ArrayRef<Type> inputs = function.getArgumentTypes();
     Type idType = inputs.empty() ? Type() : inputs.front();
     if (inputs.size() < kNumIds ||
