@@ -877,8 +877,10 @@ def EtCopyCheckPipelineInput
     support and the globals that code refers to placed in that module. A
     `builtin.module` nested in it is not theirs: bufferization skips it, so
     its tensor code would stop at a later stage with an error about
-    bufferizing first, and its memref code would be lowered with globals
-    the nested module cannot refer to. The pass reports each nested
+    bufferizing first, and `convert-gpu-to-cuda-runtime` refuses its memref
+    code (it could not put the globals that code refers to where the code
+    sees them), naming itself rather than the pipeline. The pass reports
+    each nested
     `builtin.module` that holds any op, before any stage has run, and names
     the pipeline to run on it instead:
 
