@@ -7,8 +7,8 @@
 // CHECK-SAME: attributes {etcopy.arenas = [{alignment = 256 : i64, device = #etcopy.device<cuda:0>, size = 256 : i64}, {alignment = 256 : i64, device = #etcopy.device<cuda:1>, size = 256 : i64}]}
 // CHECK-NOT: memref.alloc
 // CHECK: %[[A:.*]] = memref.view %[[ARENA0]][%{{.*}}][] : memref<256xi8, #etcopy.device<cuda:0>> to memref<64xf32, #etcopy.device<cuda:0>>
+// CHECK-NEXT: %[[B:.*]] = memref.view %[[ARENA1]][%{{.*}}][] : memref<256xi8, #etcopy.device<cuda:1>> to memref<64xf32, #etcopy.device<cuda:1>>
 // CHECK-NEXT: etcopy.h2d %[[X]], %[[A]]
-// CHECK: %[[B:.*]] = memref.view %[[ARENA1]][%{{.*}}][] : memref<256xi8, #etcopy.device<cuda:1>> to memref<64xf32, #etcopy.device<cuda:1>>
 // CHECK-NEXT: etcopy.d2h %[[B]], %[[X]]
 // CHECK-NOT: memref.dealloc
 // CHECK: return
@@ -28,21 +28,22 @@ func.func private @callee(%x: memref<64xf32>) {
 // callee's arenas for the duration of each call, and plans them like its own
 // buffers. Here its own buffer and the three calls' arenas never overlap,
 // so all of them share offset 0 of the caller's own (caller-owned) arenas,
-// and a call in a loop costs no allocation.
+// the calls share one view of each arena, and a call in a loop costs no
+// allocation.
 // CHECK-LABEL: func.func @method
 // CHECK-SAME: (%[[ARENA0:.*]]: memref<256xi8, #etcopy.device<cuda:0>>, %[[ARENA1:.*]]: memref<256xi8, #etcopy.device<cuda:1>>, %[[X:.*]]: memref<64xf32>, %[[N:.*]]: index)
 // CHECK-SAME: etcopy.arenas = [{alignment = 256 : i64, device = #etcopy.device<cuda:0>, size = 256 : i64}, {alignment = 256 : i64, device = #etcopy.device<cuda:1>, size = 256 : i64}]
 // CHECK-NEXT: %[[OFF0:.*]] = arith.constant 0 : index
 // CHECK-NOT: memref.alloc
-// CHECK: memref.view %[[ARENA0]][%[[OFF0]]][] : memref<256xi8, #etcopy.device<cuda:0>> to memref<64xf32, #etcopy.device<cuda:0>>
-// CHECK: %[[CALL0:.*]] = memref.view %[[ARENA0]][%[[OFF0]]][] : memref<256xi8, #etcopy.device<cuda:0>> to memref<256xi8, #etcopy.device<cuda:0>>
+// CHECK-NEXT: %[[OWN:.*]] = memref.view %[[ARENA0]][%[[OFF0]]][] : memref<256xi8, #etcopy.device<cuda:0>> to memref<64xf32, #etcopy.device<cuda:0>>
+// CHECK-NEXT: %[[CALL0:.*]] = memref.view %[[ARENA0]][%[[OFF0]]][] : memref<256xi8, #etcopy.device<cuda:0>> to memref<256xi8, #etcopy.device<cuda:0>>
 // CHECK-NEXT: %[[CALL1:.*]] = memref.view %[[ARENA1]][%[[OFF0]]][] : memref<256xi8, #etcopy.device<cuda:1>> to memref<256xi8, #etcopy.device<cuda:1>>
+// CHECK-NOT: memref.view
+// CHECK: etcopy.h2d %[[X]], %[[OWN]]
 // CHECK-NEXT: call @callee(%[[CALL0]], %[[CALL1]], %[[X]])
-// CHECK: call @callee(
-// CHECK: scf.for
-// CHECK: memref.view %[[ARENA0]]
-// CHECK: memref.view %[[ARENA1]]
-// CHECK-NEXT: func.call @callee(
+// CHECK-NEXT: call @callee(%[[CALL0]], %[[CALL1]], %[[X]])
+// CHECK-NEXT: scf.for
+// CHECK-NEXT: func.call @callee(%[[CALL0]], %[[CALL1]], %[[X]])
 // CHECK-NOT: memref.dealloc
 // CHECK: return
 func.func @method(%x: memref<64xf32>, %n: index) {

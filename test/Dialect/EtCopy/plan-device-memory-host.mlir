@@ -12,12 +12,12 @@
 // CHECK-NEXT: %[[DEVICE:.*]] = memref.alloc() {alignment = 256 : i64} : memref<256xi8, #etcopy.device<cuda:0>>
 // CHECK-DAG: %[[OFF_D:.*]] = arith.constant 0 : index
 // CHECK-DAG: %[[OFF_CPU:.*]] = arith.constant 256 : index
-// CHECK-NEXT: %[[D:.*]] = memref.view %[[DEVICE]][%[[OFF_D]]][] : memref<256xi8, #etcopy.device<cuda:0>> to memref<64xf32, #etcopy.device<cuda:0>>
-// CHECK-NEXT: etcopy.h2d %[[X]], %[[D]]
 // CHECK-NEXT: %[[H:.*]] = memref.view %[[HOST]][%[[OFF_D]]][] : memref<512xi8> to memref<64xf32>
-// CHECK-NEXT: etcopy.d2h %[[D]], %[[H]]
 // CHECK-NEXT: %[[CPU_VIEW:.*]] = memref.view %[[HOST]][%[[OFF_CPU]]][] : memref<512xi8> to memref<64xf32>
 // CHECK-NEXT: %[[CPU:.*]] = memref.memory_space_cast %[[CPU_VIEW]] : memref<64xf32> to memref<64xf32, #etcopy.device<cpu>>
+// CHECK-NEXT: %[[D:.*]] = memref.view %[[DEVICE]][%[[OFF_D]]][] : memref<256xi8, #etcopy.device<cuda:0>> to memref<64xf32, #etcopy.device<cuda:0>>
+// CHECK-NEXT: etcopy.h2d %[[X]], %[[D]]
+// CHECK-NEXT: etcopy.d2h %[[D]], %[[H]]
 // CHECK-NEXT: memref.copy %[[H]], %[[CPU]]
 // CHECK-NEXT: memref.dealloc %[[HOST]] : memref<512xi8>
 // CHECK-NEXT: memref.dealloc %[[DEVICE]] : memref<256xi8, #etcopy.device<cuda:0>>

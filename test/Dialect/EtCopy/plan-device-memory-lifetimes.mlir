@@ -15,12 +15,11 @@
 // CHECK-DAG: %[[OFF_A:.*]] = arith.constant 0 : index
 // CHECK-DAG: %[[OFF_B:.*]] = arith.constant 1024 : index
 // CHECK-NEXT: %[[A:.*]] = memref.view %[[ARENA]][%[[OFF_A]]][]
-// CHECK-NEXT: etcopy.h2d %{{.*}}, %[[A]]
 // CHECK-NEXT: %[[B:.*]] = memref.view %[[ARENA]][%[[OFF_B]]][]
+// CHECK-NEXT: etcopy.h2d %{{.*}}, %[[A]]
 // CHECK-NEXT: memref.copy %[[A]], %[[B]]
-// CHECK-NEXT: %[[C:.*]] = memref.view %[[ARENA]][%[[OFF_A]]][]
-// CHECK-NEXT: memref.copy %[[B]], %[[C]]
-// CHECK-NEXT: etcopy.d2h %[[C]], %{{.*}}
+// CHECK-NEXT: memref.copy %[[B]], %[[A]]
+// CHECK-NEXT: etcopy.d2h %[[A]], %{{.*}}
 // CHECK-NEXT: memref.dealloc %[[ARENA]]
 // CHECK-NEXT: return
 !d = memref<256xf32, #etcopy.device<cuda:0>>
@@ -53,9 +52,9 @@ func.func @deallocs_at_block_end(%x: memref<256xf32>, %y: memref<256xf32>) {
 // CHECK-DAG: %[[OFF_A:.*]] = arith.constant 0 : index
 // CHECK-DAG: %[[OFF_T:.*]] = arith.constant 1024 : index
 // CHECK-NEXT: %[[A:.*]] = memref.view %[[ARENA]][%[[OFF_A]]][]
+// CHECK-NEXT: %[[T:.*]] = memref.view %[[ARENA]][%[[OFF_T]]][]
 // CHECK: scf.for
 // CHECK-NEXT: etcopy.d2h %[[A]], %{{.*}}
-// CHECK-NEXT: %[[T:.*]] = memref.view %[[ARENA]][%[[OFF_T]]][]
 // CHECK-NEXT: etcopy.h2d %{{.*}}, %[[T]]
 !d = memref<256xf32, #etcopy.device<cuda:0>>
 // expected-remark @below {{planned cuda:0 arena: 2 buffer(s), 2048 bytes requested, 2048 bytes (peak live 2048)}}
@@ -85,8 +84,12 @@ func.func @use_in_loop(%x: memref<256xf32>, %y: memref<256xf32>, %lb: index, %ub
 // CHECK-DAG: %[[OFF_A:.*]] = arith.constant 0 : index
 // CHECK-DAG: %[[OFF_B:.*]] = arith.constant 1024 : index
 // CHECK: %[[A:.*]] = memref.view %{{.*}}[%[[OFF_A]]][]
-// CHECK: %[[B:.*]] = memref.view %{{.*}}[%[[OFF_B]]][]
-// CHECK: %[[C:.*]] = memref.view %{{.*}}[%[[OFF_A]]][]
+// CHECK-NEXT: %[[B:.*]] = memref.view %{{.*}}[%[[OFF_B]]][]
+// CHECK-NEXT: %[[HALF:.*]] = memref.subview %[[A]]
+// CHECK-NEXT: etcopy.h2d %{{.*}}, %[[A]]
+// CHECK-NEXT: etcopy.h2d %{{.*}}, %[[B]]
+// CHECK-NEXT: etcopy.d2h %[[HALF]]
+// CHECK-NEXT: memref.copy %[[B]], %[[A]]
 !d = memref<256xf32, #etcopy.device<cuda:0>>
 !h = memref<128xf32, strided<[1]>, #etcopy.device<cuda:0>>
 // expected-remark @below {{planned cuda:0 arena: 3 buffer(s), 3072 bytes requested, 2048 bytes (peak live 2048)}}
@@ -121,8 +124,8 @@ func.func @use_through_view(%x: memref<256xf32>, %y: memref<128xf32>) {
 // CHECK: %[[IN:.*]] = memref.view %{{.*}}[%[[OFF_IN]]][]
 // CHECK: %[[OUT:.*]] = memref.view %{{.*}}[%[[OFF_OUT]]][]
 // CHECK: %[[FRESH:.*]] = call @kernel(%[[IN]], %[[OUT]])
-// CHECK: %[[NEXT:.*]] = memref.view %{{.*}}[%[[OFF_IN]]][]
-// CHECK: %[[PART:.*]] = memref.subview %[[NEXT]]
+// CHECK: etcopy.h2d %{{.*}}, %[[IN]]
+// CHECK-NEXT: %[[PART:.*]] = memref.subview %[[IN]]
 // CHECK: call @kernel_part(%[[PART]], %[[OUT]])
 // The delegate's result is its own fresh buffer: not this function's to plan.
 // CHECK: memref.dealloc %[[FRESH]]

@@ -8,8 +8,9 @@
 // that it lives until there.
 
 // Offsets and reuse: %a and %c never live at the same time and share offset
-// 0; %b overlaps both. 3072 bytes requested, a 2048-byte arena allocated at
-// entry and freed before the return; the buffers' deallocs are gone.
+// 0, and with it their view (one per offset and type, at entry); %b
+// overlaps both. 3072 bytes requested, a 2048-byte arena allocated at entry
+// and freed before the return; the buffers' deallocs are gone.
 // CHECK-LABEL: func.func @chain
 // CHECK-SAME: (%[[X:.*]]: memref<256xf32>, %[[Y:.*]]: memref<256xf32>)
 // CHECK-SAME: attributes {etcopy.arenas = [{alignment = 256 : i64, device = #etcopy.device<cuda:0>, size = 2048 : i64}]}
@@ -17,12 +18,11 @@
 // CHECK-DAG: %[[OFF_A:.*]] = arith.constant 0 : index
 // CHECK-DAG: %[[OFF_B:.*]] = arith.constant 1024 : index
 // CHECK-NEXT: %[[A:.*]] = memref.view %[[ARENA]][%[[OFF_A]]][] : memref<2048xi8, #etcopy.device<cuda:0>> to memref<256xf32, #etcopy.device<cuda:0>>
-// CHECK-NEXT: etcopy.h2d %[[X]], %[[A]]
 // CHECK-NEXT: %[[B:.*]] = memref.view %[[ARENA]][%[[OFF_B]]][] : memref<2048xi8, #etcopy.device<cuda:0>> to memref<256xf32, #etcopy.device<cuda:0>>
+// CHECK-NEXT: etcopy.h2d %[[X]], %[[A]]
 // CHECK-NEXT: memref.copy %[[A]], %[[B]]
-// CHECK-NEXT: %[[C:.*]] = memref.view %[[ARENA]][%[[OFF_A]]][] : memref<2048xi8, #etcopy.device<cuda:0>> to memref<256xf32, #etcopy.device<cuda:0>>
-// CHECK-NEXT: memref.copy %[[B]], %[[C]]
-// CHECK-NEXT: etcopy.d2h %[[C]], %[[Y]]
+// CHECK-NEXT: memref.copy %[[B]], %[[A]]
+// CHECK-NEXT: etcopy.d2h %[[A]], %[[Y]]
 // CHECK-NEXT: memref.dealloc %[[ARENA]] : memref<2048xi8, #etcopy.device<cuda:0>>
 // CHECK-NEXT: return
 !d = memref<256xf32, #etcopy.device<cuda:0>>
@@ -136,11 +136,14 @@ func.func @program_order_wins(%i: index) {
 // CHECK-SAME: etcopy.arenas = [{alignment = 256 : i64, device = #etcopy.device<cuda:0>, size = 512 : i64}, {alignment = 256 : i64, device = #etcopy.device<cuda:1>, size = 256 : i64}]
 // CHECK-NEXT: %[[ARENA0:.*]] = memref.alloc() {alignment = 256 : i64} : memref<512xi8, #etcopy.device<cuda:0>>
 // CHECK-NEXT: %[[ARENA1:.*]] = memref.alloc() {alignment = 256 : i64} : memref<256xi8, #etcopy.device<cuda:1>>
-// CHECK: memref.view %[[ARENA1]][%{{.*}}][] : memref<256xi8, #etcopy.device<cuda:1>> to memref<4xf32, #etcopy.device<cuda:1>>
-// CHECK: %[[HOST:.*]] = memref.alloc() : memref<4xf32>
-// CHECK: memref.view %[[ARENA0]][%{{.*}}][] : memref<512xi8, #etcopy.device<cuda:0>> to memref<4xf32, #etcopy.device<cuda:0>>
-// CHECK: memref.view %[[ARENA0]][%{{.*}}][] : memref<512xi8, #etcopy.device<cuda:0>> to memref<8xi32, #etcopy.device<cuda:0>>
-// CHECK: memref.dealloc %[[HOST]] : memref<4xf32>
+// CHECK: %[[ZERO:.*]] = memref.view %[[ARENA0]][%{{.*}}][] : memref<512xi8, #etcopy.device<cuda:0>> to memref<4xf32, #etcopy.device<cuda:0>>
+// CHECK-NEXT: %[[OTHER:.*]] = memref.view %[[ARENA0]][%{{.*}}][] : memref<512xi8, #etcopy.device<cuda:0>> to memref<8xi32, #etcopy.device<cuda:0>>
+// CHECK-NEXT: %[[ONE:.*]] = memref.view %[[ARENA1]][%{{.*}}][] : memref<256xi8, #etcopy.device<cuda:1>> to memref<4xf32, #etcopy.device<cuda:1>>
+// CHECK-NEXT: memref.dim %[[ONE]]
+// CHECK-NEXT: %[[HOST:.*]] = memref.alloc() : memref<4xf32>
+// CHECK-NEXT: memref.dim %[[ZERO]]
+// CHECK-NEXT: memref.dim %[[OTHER]]
+// CHECK-NEXT: memref.dealloc %[[HOST]] : memref<4xf32>
 // CHECK: memref.dealloc %[[ARENA0]]
 // CHECK-NEXT: memref.dealloc %[[ARENA1]]
 // CHECK-NEXT: return
@@ -166,8 +169,8 @@ func.func @devices(%i: index) {
 // CHECK-SAME: (%[[N:.*]]: index)
 // CHECK-SAME: size = 256 : i64
 // CHECK: %[[ARENA:.*]] = memref.alloc() {alignment = 256 : i64} : memref<256xi8, #etcopy.device<cuda:0>>
-// CHECK: %[[DYN:.*]] = memref.alloc(%[[N]]) : memref<?xf32, #etcopy.device<cuda:0>>
 // CHECK: %[[STATIC:.*]] = memref.view %[[ARENA]]
+// CHECK: %[[DYN:.*]] = memref.alloc(%[[N]]) : memref<?xf32, #etcopy.device<cuda:0>>
 // CHECK: memref.copy %[[STATIC]], %[[DYN]]
 // CHECK: memref.dealloc %[[DYN]] : memref<?xf32, #etcopy.device<cuda:0>>
 // CHECK: memref.dealloc %[[ARENA]]
@@ -183,23 +186,22 @@ func.func @dynamic(%n: index) {
 // -----
 
 // A buffer allocated and freed in a loop body gets one slot that every
-// iteration reuses (the view stays in the body, the arena is allocated once
-// per call). %state lives across the loop, so it never shares bytes with
-// the body's buffers; %tmp and %tmp2 follow each other in the body and
-// share their slot.
+// iteration reuses (its view is made at entry, like the arena, once per
+// call). %state lives across the loop, so it never shares bytes with the
+// body's buffers; %tmp and %tmp2 follow each other in the body and share
+// their slot, and their view.
 // CHECK-LABEL: func.func @loop
 // CHECK-SAME: size = 2048 : i64
 // CHECK: %[[ARENA:.*]] = memref.alloc() {alignment = 256 : i64} : memref<2048xi8, #etcopy.device<cuda:0>>
 // CHECK-DAG: %[[OFF_S:.*]] = arith.constant 0 : index
 // CHECK-DAG: %[[OFF_T:.*]] = arith.constant 1024 : index
+// CHECK-NEXT: %[[STATE:.*]] = memref.view %[[ARENA]][%[[OFF_S]]][]
+// CHECK-NEXT: %[[TMP:.*]] = memref.view %[[ARENA]][%[[OFF_T]]][]
 // CHECK-NEXT: arith.constant 0 : index
 // CHECK-NEXT: arith.constant 1 : index
-// CHECK-NEXT: %[[STATE:.*]] = memref.view %[[ARENA]][%[[OFF_S]]][]
-// CHECK: scf.for
-// CHECK-NEXT: %[[TMP:.*]] = memref.view %[[ARENA]][%[[OFF_T]]][]
+// CHECK-NEXT: scf.for
 // CHECK-NEXT: memref.copy %[[STATE]], %[[TMP]]
-// CHECK-NEXT: %[[TMP2:.*]] = memref.view %[[ARENA]][%[[OFF_T]]][]
-// CHECK-NEXT: memref.copy %[[STATE]], %[[TMP2]]
+// CHECK-NEXT: memref.copy %[[STATE]], %[[TMP]]
 // CHECK-NEXT: }
 // CHECK-NEXT: memref.dealloc %[[ARENA]]
 // CHECK-NEXT: return
@@ -231,16 +233,17 @@ func.func @loop(%n: index) {
 // CHECK: %[[ARENA:.*]] = memref.alloc() {alignment = 256 : i64}
 // CHECK-DAG: %[[OFF_T:.*]] = arith.constant 0 : index
 // CHECK-DAG: %[[OFF_A:.*]] = arith.constant 256 : index
+// CHECK-NEXT: %[[T:.*]] = memref.view %[[ARENA]][%[[OFF_T]]][]
+// CHECK-NEXT: %[[A:.*]] = memref.view %[[ARENA]][%[[OFF_A]]][]
 // CHECK-NEXT: arith.constant 0 : index
 // CHECK-NEXT: arith.constant 1 : index
-// CHECK-NEXT: memref.view %[[ARENA]][%[[OFF_T]]][]
-// CHECK: scf.for
-// CHECK: scf.if
-// CHECK-NEXT: memref.view %[[ARENA]][%[[OFF_A]]][]
-// CHECK: } else {
-// CHECK-NEXT: memref.view %[[ARENA]][%[[OFF_A]]][]
+// CHECK-NEXT: scf.for
+// CHECK-NEXT: scf.if
+// CHECK-NEXT: memref.copy %[[T]], %[[A]]
+// CHECK-NEXT: } else {
+// CHECK-NEXT: memref.copy %[[T]], %[[A]]
 // CHECK: scf.while
-// CHECK-NEXT: memref.view %[[ARENA]][%[[OFF_A]]][]
+// CHECK-NEXT: memref.copy %[[T]], %[[A]]
 // CHECK: scf.for
 // CHECK-NEXT: %[[ESCAPED:.*]] = memref.alloc() : memref<4xf32, #etcopy.device<cuda:0>>
 // CHECK: scf.yield %[[ESCAPED]]
@@ -289,8 +292,10 @@ func.func @nested(%n: index, %p: i1, %x: !d) {
 // CHECK-LABEL: func.func @escapes
 // CHECK-SAME: size = 256 : i64
 // CHECK: %[[ARENA:.*]] = memref.alloc() {alignment = 256 : i64} : memref<256xi8, #etcopy.device<cuda:0>>
+// CHECK-NEXT: arith.constant 0 : index
+// CHECK-NEXT: memref.view %[[ARENA]]
+// CHECK-NOT: memref.view
 // CHECK-COUNT-8: memref.alloc() : memref<4xf32, #etcopy.device<cuda:0>>
-// CHECK: memref.view %[[ARENA]]
 // CHECK-NOT: memref.view
 // CHECK: return
 !d = memref<4xf32, #etcopy.device<cuda:0>>

@@ -386,8 +386,11 @@ def EtCopyPlanDeviceMemory
 
     becomes a `memref.view` at a constant offset into its device's arena: one
     `memref<Nxi8, #etcopy.device<...>>` per (device kind, ordinal), never
-    shared between devices. Its `memref.dealloc` disappears. Dynamically
-    sized buffers and buffers that do not qualify stay as they are.
+    shared between devices. Its `memref.dealloc` disappears. The views are
+    made at the function's entry, after the arenas and the offsets, one per
+    arena, offset and type: buffers that share a slot and a type share a
+    view. Dynamically sized buffers and buffers that do not qualify stay as
+    they are.
 
     A call to a *delegate* (a `func.func` carrying
     `etcopy.device = #etcopy.device<cuda:N>`) follows the delegate calling
@@ -450,8 +453,8 @@ def EtCopyPlanDeviceMemory
     }
     ```
 
-    becomes (`%a` and `%c` share offset 0: 2048 arena bytes for 3072
-    requested, one allocation per call instead of three)
+    becomes (`%a` and `%c` share offset 0 and a view, `%ac`: 2048 arena
+    bytes for 3072 requested, one allocation per call instead of three)
 
     ```mlir
     llvm.mlir.global internal constant @step_etcopy_arena_descs() {addr_space = 0 : i32} : !llvm.array<1 x struct<(i32, i32, i64, i64)>> {
@@ -477,15 +480,13 @@ def EtCopyPlanDeviceMemory
     func.func @step(%x: memref<256xf32>, %y: memref<256xf32>) attributes {etcopy.arenas = [{alignment = 256 : i64, device = #etcopy.device<cuda:0>, size = 2048 : i64} ]} {
       %arena = memref.alloc() {alignment = 256 : i64} : memref<2048xi8, #etcopy.device<cuda:0>>
       %c0 = arith.constant 0 : index
-      %a = memref.view %arena[%c0][] : memref<2048xi8, #etcopy.device<cuda:0>> to memref<256xf32, #etcopy.device<cuda:0>>
-      etcopy.h2d %x, %a : memref<256xf32> -> memref<256xf32, #etcopy.device<cuda:0>>
       %c1024 = arith.constant 1024 : index
+      %ac = memref.view %arena[%c0][] : memref<2048xi8, #etcopy.device<cuda:0>> to memref<256xf32, #etcopy.device<cuda:0>>
       %b = memref.view %arena[%c1024][] : memref<2048xi8, #etcopy.device<cuda:0>> to memref<256xf32, #etcopy.device<cuda:0>>
-      memref.copy %a, %b : memref<256xf32, #etcopy.device<cuda:0>> to memref<256xf32, #etcopy.device<cuda:0>>
-      %c0_0 = arith.constant 0 : index
-      %c = memref.view %arena[%c0_0][] : memref<2048xi8, #etcopy.device<cuda:0>> to memref<256xf32, #etcopy.device<cuda:0>>
-      memref.copy %b, %c : memref<256xf32, #etcopy.device<cuda:0>> to memref<256xf32, #etcopy.device<cuda:0>>
-      etcopy.d2h %c, %y : memref<256xf32, #etcopy.device<cuda:0>> -> memref<256xf32>
+      etcopy.h2d %x, %ac : memref<256xf32> -> memref<256xf32, #etcopy.device<cuda:0>>
+      memref.copy %ac, %b : memref<256xf32, #etcopy.device<cuda:0>> to memref<256xf32, #etcopy.device<cuda:0>>
+      memref.copy %b, %ac : memref<256xf32, #etcopy.device<cuda:0>> to memref<256xf32, #etcopy.device<cuda:0>>
+      etcopy.d2h %ac, %y : memref<256xf32, #etcopy.device<cuda:0>> -> memref<256xf32>
       memref.dealloc %arena : memref<2048xi8, #etcopy.device<cuda:0>>
       return
     }

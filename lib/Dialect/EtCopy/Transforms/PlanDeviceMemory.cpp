@@ -817,42 +817,62 @@ PlanDeviceMemoryPass::planFunction(func::FuncOp function, bool callerOwned) {
     }
   }
 
-  // The buffers become views. Their offsets are constants made once per
-  // distinct offset, at entry (after the arenas), rather than once per
-  // buffer: a function of many buffers reuses a few offsets.
-  // (All made before any op is erased: the builder's insertion point is an
-  // op that may be a planned allocation.)
+  // The buffers become views. A view (and the cast of a
+  // #etcopy.device<cpu> buffer) is made once per arena, offset and type, at
+  // entry after the arenas and the offsets, rather than once per buffer at
+  // its allocation: buffers whose lifetimes do not overlap share a slot,
+  // and those of one type then share its view, as CSE would have it. Each
+  // takes the location of the first buffer it stands for.
+  // (All are made before any op is erased: the builder's insertion point is
+  // an op that may be a planned allocation.)
   DenseMap<int64_t, Value> offsets;
-  OpBuilder offsetBuilder = OpBuilder::atBlockBegin(&entry);
+  OpBuilder entryBuilder = OpBuilder::atBlockBegin(&entry);
   if (!callerOwned && !arenas.empty())
-    offsetBuilder.setInsertionPointAfterValue(arenas.back().value);
+    entryBuilder.setInsertionPointAfterValue(arenas.back().value);
   for (Arena &arena : arenas)
     for (PlannedBuffer &buffer : arena.buffers)
       if (Value &offset = offsets[buffer.offset]; !offset)
         offset = arith::ConstantIndexOp::create(
-            offsetBuilder, function.getLoc(), buffer.offset);
+            entryBuilder, function.getLoc(), buffer.offset);
+  SmallVector<Value> views;
   for (Arena &arena : arenas) {
+    // The host arena has no memory space; a #etcopy.device<cpu> buffer is
+    // a cast of its view.
+    auto arenaType = cast<MemRefType>(arena.value.getType());
+    DenseMap<std::pair<uint64_t, Type>, Value> arenaViews;
     for (PlannedBuffer &buffer : arena.buffers) {
       memref::AllocOp alloc = buffer.alloc;
-      OpBuilder builder(alloc);
       Location loc = alloc.getLoc();
       MemRefType type = alloc.getType();
-      // The host arena has no memory space; a #etcopy.device<cpu> buffer is
-      // a cast of its view.
-      auto arenaType = cast<MemRefType>(arena.value.getType());
-      MemRefType viewType =
-          MemRefType::Builder(type).setMemorySpace(arenaType.getMemorySpace());
-      Value offset = offsets.lookup(buffer.offset);
-      Value view = memref::ViewOp::create(builder, loc, viewType, arena.value,
-                                          offset, /*sizes=*/ValueRange());
-      if (viewType != type)
-        view = memref::MemorySpaceCastOp::create(builder, loc, type, view);
+      MemRefType viewType = MemRefType::Builder(type).setMemorySpace(
+          arenaType.getMemorySpace());
+      // Held by value: inserting the cast below may grow the map.
+      Value view = arenaViews.lookup({buffer.offset, viewType});
+      if (!view) {
+        view = memref::ViewOp::create(entryBuilder, loc, viewType, arena.value,
+                                      offsets.lookup(buffer.offset),
+                                      /*sizes=*/ValueRange());
+        arenaViews[{buffer.offset, viewType}] = view;
+      }
+      if (viewType == type) {
+        views.push_back(view);
+        continue;
+      }
+      Value &cast = arenaViews[{buffer.offset, type}];
+      if (!cast)
+        cast = memref::MemorySpaceCastOp::create(entryBuilder, loc, type, view);
+      views.push_back(cast);
+    }
+  }
+  auto view = views.begin();
+  for (Arena &arena : arenas) {
+    for (PlannedBuffer &buffer : arena.buffers) {
       buffer.dealloc.erase();
       for (Operation *dealloc : buffer.unreachableDeallocs)
         dealloc->erase();
-      alloc.replaceAllUsesWith(view);
-      callArenas.erase(alloc);
-      alloc.erase();
+      buffer.alloc.replaceAllUsesWith(*view++);
+      callArenas.erase(buffer.alloc);
+      buffer.alloc.erase();
     }
   }
   function->setAttr(EtCopyDialect::getArenasAttrName(),
