@@ -881,9 +881,8 @@ def EtCopyCheckPipelineInput
     bufferizing first, and `convert-gpu-to-cuda-runtime` refuses its memref
     code (it could not put the globals that code refers to where the code
     sees them), naming itself rather than the pipeline. The pass reports
-    each nested
-    `builtin.module` that holds any op, before any stage has run, and names
-    the pipeline to run on it instead:
+    each nested `builtin.module` that holds any op, before any stage has
+    run, and names the pipeline to run on it instead:
 
     ```mlir
     module {
