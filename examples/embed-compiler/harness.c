@@ -37,6 +37,10 @@ void _mlir_ciface_scale(MemRef1D *result, MemRef1D *x) {
   float *data = NULL;
   cudaMalloc((void **)&data, sizeof values);
   cudaMemcpy(data, values, sizeof values, cudaMemcpyHostToDevice);
+  /* cudaMemcpy from pageable memory may return before the device memory is
+     written: a delegate's work must be complete when it returns
+     (docs/Delegates.md). */
+  cudaStreamSynchronize(0);
   *result = (MemRef1D){data, data, 0, {N}, {1}};
 }
 

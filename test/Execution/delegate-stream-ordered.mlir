@@ -26,7 +26,7 @@
 // CHECK-NEXT: reverse_on0 runs on device 0, input copy pending
 // CHECK-NEXT: sizes = [4] strides = [1] data =
 // CHECK-NEXT: [20, 1, -4, 2]
-// CHECK: stats: streams_created=2 streams_destroyed=2 syncs=6{{ }}
+// CHECK: stats: streams_created=2 streams_destroyed=2 syncs=7{{ }}
 // CHECK-NOT: leak
 
 func.func private @printMemrefF32(memref<*xf32>) attributes {llvm.emit_c_interface}

@@ -251,12 +251,26 @@ TEST_F(FakeCudaTest, SynchronousCopies) {
   EXPECT_EQ(state.memcpyCalls, 1);
   EXPECT_EQ(state.lastMemcpyKind, CudaApi::kMemcpyHostToDevice);
   EXPECT_EQ(state.lastMemcpyDevice, 1);
+  // cudaMemcpy to the device may return before the device memory is
+  // written: the legacy stream it ran on is waited for, on its device.
+  EXPECT_EQ(state.streamSynchronizeCalls, 1);
+  EXPECT_EQ(state.lastSynchronizeDevice, 1);
   ASSERT_TRUE(allocator->copyDeviceToHost(output, *device, 16, 1).ok());
   EXPECT_EQ(state.lastMemcpyKind, CudaApi::kMemcpyDeviceToHost);
   EXPECT_STREQ(output, input);
   EXPECT_EQ(state.memcpyAsyncCalls, 0);
-  EXPECT_EQ(state.streamSynchronizeCalls, 0);
+  // cudaMemcpy to the host returns once the copy is complete.
+  EXPECT_EQ(state.streamSynchronizeCalls, 1);
   EXPECT_EQ(state.current, 0);
+
+  state.streamSynchronizeStatus = 700;
+  Error unsynced = allocator->copyHostToDevice(*device, input, 16, 1);
+  EXPECT_EQ(unsynced.code(), ErrorCode::DeviceError);
+  EXPECT_CONTAINS(unsynced.message(),
+                  "cudaStreamSynchronize(0) after cudaMemcpy(16 bytes, "
+                  "cudaMemcpyHostToDevice) on cuda:1");
+  EXPECT_EQ(state.current, 0);
+  state.streamSynchronizeStatus = 0;
 
   state.memcpyStatus = 700;
   Error failed = allocator->copyDeviceToHost(output, *device, 16, 1);
@@ -805,6 +819,44 @@ TEST_F(SimulatorTest, RoundTripOnAStream) {
     EXPECT_EQ(again, input);
   }
   EXPECT_EQ(api.streamDestroyFn(stream), 0);
+}
+
+TEST_F(SimulatorTest, InputWithoutAStreamIsCompleteForNonBlockingStreams) {
+  // cudaMemcpy from pageable memory to the device may return before the
+  // device memory is written, on the legacy default stream, which
+  // non-blocking streams (the lowered code's) do not wait for; the
+  // simulator queues it there. A copy without a stream must still be
+  // complete when it returns.
+  void *library =
+      ::dlopen(allocator->getApi().origin.c_str(), RTLD_NOW | RTLD_NOLOAD);
+  ASSERT_NE(library, nullptr);
+  auto createWithFlags = reinterpret_cast<int (*)(void **, unsigned)>(
+      ::dlsym(library, "cudaStreamCreateWithFlags"));
+  ::dlclose(library);
+  ASSERT_NE(createWithFlags, nullptr);
+  const CudaApi &api = allocator->getApi();
+  void *nonBlocking = nullptr;
+  ASSERT_EQ(createWithFlags(&nonBlocking, /*cudaStreamNonBlocking=*/1), 0);
+
+  DeviceAllocatorRegistry registry;
+  ASSERT_TRUE(registry.registerAllocator(allocator).ok());
+  std::vector<int> input(64);
+  std::iota(input.begin(), input.end(), 3);
+  std::size_t nbytes = input.size() * sizeof(int);
+  {
+    Expected<DeviceBuffer> buffer =
+        makeDeviceInput(registry, DeviceKind::CUDA, 0, input.data(), nbytes);
+    ASSERT_TRUE(buffer) << buffer.error().toString();
+    std::vector<int> output(input.size(), 0);
+    ASSERT_TRUE(allocator
+                    ->copyDeviceToHost(output.data(), buffer->data(), nbytes,
+                                       0, nonBlocking)
+                    .ok());
+    Error synced = allocator->synchronize(0, nonBlocking);
+    EXPECT_TRUE(synced.ok()) << synced.toString();
+    EXPECT_EQ(output, input);
+  }
+  EXPECT_EQ(api.streamDestroyFn(nonBlocking), 0);
 }
 
 TEST_F(SimulatorTest, RestoresTheCurrentDevice) {

@@ -670,6 +670,9 @@ static void deviceResult(MemRef *result, int device, int rank,
   check(cudaSetDevice(device), "cudaSetDevice");
   check(cudaMalloc(&data, bytes), "cudaMalloc");
   check(cudaMemset(data, 0, bytes), "cudaMemset");
+  // cudaMemset may return before the memory is set: a delegate's work is
+  // complete when it returns (docs/Delegates.md).
+  check(cudaStreamSynchronize(0), "cudaStreamSynchronize");
   check(cudaSetDevice(previous), "cudaSetDevice");
   describe(result, data, rank, sizes);
 }

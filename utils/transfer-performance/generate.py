@@ -570,6 +570,9 @@ int main(void) {{
   check(cudaSetDevice(0), "cudaSetDevice");
   check(cudaMalloc((void **)&source, ELEMENTS * sizeof(float)), "cudaMalloc");
   check(cudaMemset(source, 0x3c, ELEMENTS * sizeof(float)), "cudaMemset");
+  // cudaMemset may return before the memory is set, and the lowered code
+  // runs on non-blocking streams, which do not wait for the legacy stream.
+  check(cudaStreamSynchronize(0), "cudaStreamSynchronize");
   MemRef1D sourceRef = {{source, source, 0, {{ELEMENTS}}, {{1}}}};
   MemRef1D result;
   call_times times = make_call_times(1);

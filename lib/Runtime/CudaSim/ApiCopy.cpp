@@ -103,7 +103,9 @@ static cudaError_t copyCommon(EntryPoint Which, Op O, bool Async,
       Sim.enqueue(*S, O);
       Sim.launch(*S, O, hostPerformsAsyncCopy(O.Path));
     } else {
-      Error = Sim.runSynchronously(Api, O);
+      Error = Simulator::returnsBeforeDone(O)
+                  ? Sim.queueOnLegacyStream(Api, O)
+                  : Sim.runSynchronously(Api, O);
       Sim.runSynchronouslyInModel(O, touchesHostMemory(O.Path));
     }
   }
@@ -471,7 +473,9 @@ static cudaError_t memsetCommon(EntryPoint Which, void *DevPtr, int Value,
       Sim.launch(*S, O, /*BlocksHost=*/false);
     } else {
       // Device memory only: cudaMemset does not wait for it either.
-      Error = Sim.runSynchronously(Api, O);
+      Error = Simulator::returnsBeforeDone(O)
+                  ? Sim.queueOnLegacyStream(Api, O)
+                  : Sim.runSynchronously(Api, O);
       Sim.runSynchronouslyInModel(O, /*HostWaits=*/false);
     }
   }

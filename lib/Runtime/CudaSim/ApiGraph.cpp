@@ -34,6 +34,20 @@ cudaError_t Simulator::failInCapture(const char *Api, Stream &S,
               What, streamName(S).c_str());
 }
 
+// cudaMallocAsync and cudaMallocFromPoolAsync, cuda_runtime_api.h: "During
+// stream capture, this function results in the creation of an allocation
+// node. In this case, the allocation is owned by the graph instead of the
+// memory pool." The simulator keeps the memory at the same address in
+// every launch.
+void Simulator::recordAllocationNode(Stream &S, void *Pointer) {
+  Allocation *A = classify(reinterpret_cast<uintptr_t>(Pointer)).Alloc;
+  if (!A)
+    return;
+  A->GraphAllocation = true;
+  S.Capture->Allocations.push_back(A);
+  ++S.Capture->UnfreedAllocations;
+}
+
 cudaError_t Simulator::checkCaptureSafe(const char *Api) {
   std::thread::id Self = std::this_thread::get_id();
   Stream *Culprit = nullptr;
@@ -235,6 +249,13 @@ static GraphExec *lookupExec(Simulator &Sim, const char *Api,
   return It->second;
 }
 
+/// Whether Body holds an allocation node or a free node.
+static bool hasMemoryNodes(const GraphBody &Body) {
+  return !Body.Allocations.empty() ||
+         std::any_of(Body.Nodes.begin(), Body.Nodes.end(),
+                     [](const Op &N) { return N.Kind == OpKind::Free; });
+}
+
 /// Drops one reference to Body; the last one releases its allocations,
 /// once the launches still queued on its device have run (CUDA frees an
 /// executable graph that is in flight "asynchronously on completion").
@@ -264,6 +285,22 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaGraphInstantiate(
     Error = Sim.fail(Api, cudaErrorInvalidValue,
                      "flags 0x%llx: the simulator implements flags 0 only",
                      flags);
+  // cudaGraphInstantiate, cuda_runtime_api.h: "If graph contains any
+  // allocation or free nodes, there can be at most one executable graph in
+  // existence for that graph at a time. An attempt to instantiate a second
+  // executable graph before destroying the first with cudaGraphExecDestroy
+  // will result in an error." (The error is not named.)
+  if (G && Error == cudaSuccess && hasMemoryNodes(*G->Body))
+    for (const std::unique_ptr<GraphExec> &Other : Sim.AllGraphExecs)
+      if (!Other->Destroyed && Other->Body == G->Body) {
+        Error = Sim.fail(Api, cudaErrorInvalidValue,
+                         "%s has allocation or free nodes and %s, an "
+                         "instance of it, is not destroyed: such a graph has "
+                         "at most one instance at a time",
+                         graphName(G->Id).c_str(),
+                         execName(Other->Id).c_str());
+        break;
+      }
   std::string Name;
   if (G && Error == cudaSuccess) {
     auto E = std::make_unique<GraphExec>();

@@ -206,6 +206,8 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaMallocFromPoolAsync(void **ptr, size_t size,
   MemPool *P = S ? Sim.lookupPool(Api, memPool, Error) : nullptr;
   if (P)
     Error = Sim.allocateFromPool(Api, ptr, size, *P);
+  if (P && S->Capture && Error == cudaSuccess && size != 0)
+    Sim.recordAllocationNode(*S, *ptr);
   Sim.trace(
       "%s(%zu bytes, pool=%s, stream=%s)%s", Api, size,
       Sim.poolLabel(memPool).c_str(), Sim.streamLabel(stream).c_str(),

@@ -55,13 +55,8 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaMallocAsync(void **devPtr, size_t size,
   if (S)
     Error = Sim.allocateFromPool("cudaMallocAsync", devPtr, size,
                                  Sim.currentPool(S->Device));
-  // In a capture, an allocation node: the graph owns the memory, at the
-  // same address in every launch (ApiGraph.cpp).
   if (S && S->Capture && Error == cudaSuccess && size != 0)
-    if (Allocation *A = Sim.classify(reinterpret_cast<uintptr_t>(*devPtr)).Alloc) {
-      S->Capture->Allocations.push_back(A);
-      ++S->Capture->UnfreedAllocations;
-    }
+    Sim.recordAllocationNode(*S, *devPtr);
   Sim.trace("cudaMallocAsync(%zu bytes, stream=%s)%s", size,
             Sim.streamLabel(hStream).c_str(),
             allocationResult(Sim, Error, devPtr, size).c_str());
@@ -141,10 +136,11 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaFree(void *devPtr) {
   if (Error == cudaSuccess && devPtr &&
       (Error = Sim.checkFree(FreeApi::Free, devPtr, A)) == cudaSuccess) {
     // cudaFree may synchronise the device before releasing the memory, but
-    // not for memory from cudaMallocAsync: work still queued on it then
-    // finds it freed when it executes.
+    // not for memory from cudaMallocAsync or cudaMallocFromPoolAsync (a
+    // pool's): work still queued on it then finds it freed when it
+    // executes.
     DrainContext Ctx("cudaFree");
-    if (strcmp(A->Allocator, "cudaMallocAsync") != 0) {
+    if (!A->Pool) {
       Sim.drainDevice(A->Device, /*BlockingOnly=*/false, Ctx);
       Sim.waitUntil(Sim.deviceIdleAt(A->Device));
     }
@@ -173,7 +169,20 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaFreeAsync(void *devPtr,
                      "cudaFreeAsync does not)");
   Allocation *A = nullptr;
   if (S && devPtr &&
-      (Error = Sim.checkFree(FreeApi::FreeAsync, devPtr, A)) == cudaSuccess) {
+      (Error = Sim.checkFree(FreeApi::FreeAsync, devPtr, A)) == cudaSuccess &&
+      S->Capture && !A->GraphAllocation) {
+    // A captured free is a free node, which takes a graph allocation only.
+    S->CaptureInvalidated = true;
+    Error = Sim.fail("cudaFreeAsync", cudaErrorInvalidValue,
+                     "invalid pointer: %s is not a graph allocation (it is "
+                     "from %s, not from cudaMallocAsync or "
+                     "cudaMallocFromPoolAsync in a capture), and %s is "
+                     "capturing a graph, where cudaFreeAsync makes a free "
+                     "node; the capture is invalidated",
+                     hex(devPtr).c_str(), A->Allocator,
+                     Sim.streamName(*S).c_str());
+  }
+  if (S && devPtr && Error == cudaSuccess) {
     // The pointer is validated now; the memory is released when the free
     // executes in stream order (in a capture: when a launch runs the free
     // node; the graph's own allocations stay the graph's).

@@ -667,7 +667,9 @@ std::shared_ptr<const std::vector<char>>
 Simulator::snapshotSource(const Op &O) const {
   const char *Src = O.SrcAlloc ? O.SrcAlloc->View + (O.Src - O.SrcAlloc->Base)
                                : reinterpret_cast<const char *>(O.Src);
-  return std::make_shared<const std::vector<char>>(Src, Src + O.Width);
+  // Every row, at the source's pitch (execute reads the snapshot so).
+  size_t Extent = (O.Height - 1) * O.SrcPitch + O.Width;
+  return std::make_shared<const std::vector<char>>(Src, Src + Extent);
 }
 
 /// Validates a memset at enqueue time, queued on S (null for cudaMemset,

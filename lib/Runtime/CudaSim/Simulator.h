@@ -425,6 +425,9 @@ struct Allocation {
   /// The memory pool the allocation came from (cudaMallocAsync,
   /// cudaMallocFromPoolAsync), or null.
   MemPool *Pool = nullptr;
+  /// Made by an allocation node: cudaMallocAsync or cudaMallocFromPoolAsync
+  /// in a capture. Only such memory may be freed in a capture.
+  bool GraphAllocation = false;
   /// A cudaFreeAsync of this allocation is queued but has not executed.
   bool FreePending = false;
   uint32_t FreeStream = 0;
@@ -794,6 +797,8 @@ public:
   void execute(const Op &O, const Stream *S, DrainContext &Ctx);
   std::string describeOp(const Op &O, const std::string &StreamText) const;
   cudaError_t runSynchronously(const char *Api, const Op &O);
+  static bool returnsBeforeDone(const Op &O);
+  cudaError_t queueOnLegacyStream(const char *Api, Op O);
   void involvedDevices(const Op &O, bool (&Involved)[kMaxDevices]) const;
 
   // Kernels (ApiKernel.cpp).
@@ -801,6 +806,9 @@ public:
   std::string describeKernel(const KernelRun &Run) const;
 
   // Stream capture and graphs (ApiGraph.cpp).
+  /// Makes the allocation at Pointer, which a stream-ordered allocation on
+  /// capturing stream S just returned, an allocation node of the capture.
+  void recordAllocationNode(Stream &S, void *Pointer);
   /// Fails a call that stream capture forbids while `S` captures
   /// (synchronisation, queries, events): cudaErrorStreamCaptureUnsupported,
   /// and the capture is invalidated.

@@ -393,6 +393,52 @@ cudaError_t Simulator::runSynchronously(const char *Api, const Op &O) {
   return Ctx.Error;
 }
 
+/// Whether a synchronous copy or memset may return before the device has
+/// done it (CUDA 13 Runtime API, "API synchronization behavior": "For
+/// transfers from pageable host memory to device memory, ... The function
+/// will return once the pageable buffer has been copied to the staging
+/// memory for DMA transfer to device memory, but the DMA to final
+/// destination may not have completed."; "For transfers from device memory
+/// to device memory, no host-side synchronization is performed."; "The
+/// cudaMemset functions are asynchronous with respect to the host
+/// except when the target is pinned host memory or a Unified Memory
+/// region."). Managed memory is left synchronous: the host may read it.
+bool Simulator::returnsBeforeDone(const Op &O) {
+  auto isDevice = [](const Allocation *A) {
+    return A && A->Kind == MemKind::Device;
+  };
+  if (O.Kind == OpKind::Memset)
+    return isDevice(O.DstAlloc);
+  if (O.Path == CopyPath::PageableToDevice)
+    return isDevice(O.DstAlloc);
+  if (O.Path == CopyPath::DeviceToDevice)
+    return isDevice(O.DstAlloc) && isDevice(O.SrcAlloc);
+  return false;
+}
+
+/// Performs a synchronous copy or memset that returnsBeforeDone: the op
+/// joins the current device's legacy default stream, behind the work of
+/// the blocking streams (the legacy stream's implicit waits), and executes
+/// when that stream is next drained. Work on non-blocking streams that no
+/// event or synchronisation orders after it does not see its result. A
+/// pageable source is staged now, after the work queued before the call
+/// ("a stream sync is performed before the copy is initiated").
+cudaError_t Simulator::queueOnLegacyStream(const char *Api, Op O) {
+  if (O.Kind == OpKind::Copy && O.Path == CopyPath::PageableToDevice) {
+    DrainContext Ctx(Api);
+    bool Involved[kMaxDevices] = {};
+    involvedDevices(O, Involved);
+    for (int Device = 0; Device < Cfg.NumDevices; ++Device)
+      if (Involved[Device])
+        drainDevice(Device, /*BlockingOnly=*/true, Ctx);
+    if (Ctx.Error != cudaSuccess)
+      return Ctx.Error;
+    O.Snapshot = snapshotSource(O);
+  }
+  enqueue(*Devices[size_t(CurrentDevice)].DefaultStream, std::move(O));
+  return cudaSuccess;
+}
+
 /// The devices a synchronous copy or memset waits for: the current one and
 /// those whose memory it touches.
 void Simulator::involvedDevices(const Op &O,

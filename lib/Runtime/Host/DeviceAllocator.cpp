@@ -1030,8 +1030,18 @@ Error CudaAllocator::copy(void *dst, const void *src, std::size_t nbytes,
                        ") on cuda:" + std::to_string(ordinal);
   int status = stream ? api.memcpyAsyncFn(dst, src, nbytes, memcpyKind, stream)
                       : api.memcpyFn(dst, src, nbytes, memcpyKind);
-  return deviceSwitch.leave(CudaErrors(api).check(
-      status, (stream ? "cudaMemcpyAsync" : "cudaMemcpy") + detail));
+  Error result = CudaErrors(api).check(
+      status, (stream ? "cudaMemcpyAsync" : "cudaMemcpy") + detail);
+  // cudaMemcpy from pageable memory to the device returns once the source
+  // is staged, maybe before the device memory is written (CUDA 13, "API
+  // synchronization behavior"), and the legacy default stream it runs on
+  // does not order non-blocking streams, such as the lowered code's. A copy
+  // without a stream is complete when it returns: wait for that stream.
+  if (result.ok() && !stream && memcpyKind == CudaApi::kMemcpyHostToDevice)
+    result = CudaErrors(api).check(api.streamSynchronizeFn(nullptr),
+                                   "cudaStreamSynchronize(0) after cudaMemcpy" +
+                                       detail);
+  return deviceSwitch.leave(std::move(result));
 }
 
 Error CudaAllocator::copyHostToDevice(void *dst, const void *src,

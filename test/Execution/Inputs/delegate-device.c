@@ -22,6 +22,10 @@ static void twice(const char *name, MemRef1D *result, MemRef1D *x) {
   float *data;
   cudaMalloc((void **)&data, sizeof values);
   cudaMemcpy(data, values, sizeof values, cudaMemcpyHostToDevice);
+  // cudaMemcpy from pageable memory may return before the device memory is
+  // written: a delegate's work is complete when it returns
+  // (docs/Delegates.md).
+  cudaStreamSynchronize(0);
   result->allocated = result->aligned = data;
   result->offset = 0;
   result->sizes[0] = N;

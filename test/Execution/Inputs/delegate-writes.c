@@ -27,6 +27,10 @@ static void write(MemRef1D *m, const float *in) {
 #ifdef ETCOPY_DEVICE_DELEGATES
   cudaMemcpy(m->aligned + m->offset, in, N * sizeof(float),
              cudaMemcpyHostToDevice);
+  // cudaMemcpy from pageable memory may return before the device memory is
+  // written: a delegate's work is complete when it returns
+  // (docs/Delegates.md).
+  cudaStreamSynchronize(0);
 #else
   memcpy(m->aligned + m->offset, in, N * sizeof(float));
 #endif

@@ -28,6 +28,10 @@ static void store(MemRef1D *result, const float *in) {
 #ifdef ETCOPY_DEVICE_DELEGATES
   cudaMalloc((void **)&data, N * sizeof(float));
   cudaMemcpy(data, in, N * sizeof(float), cudaMemcpyHostToDevice);
+  // cudaMemcpy from pageable memory may return before the device memory is
+  // written: a delegate's work is complete when it returns
+  // (docs/Delegates.md).
+  cudaStreamSynchronize(0);
 #else
   data = malloc(N * sizeof(float));
   memcpy(data, in, N * sizeof(float));

@@ -65,6 +65,10 @@ static void store(MemRef2D *result, const MemRef2D *like, const float *in) {
   check(cudaSetDevice(attributes.device), "cudaSetDevice");
   check(cudaMalloc((void **)&data, bytes), "cudaMalloc");
   check(cudaMemcpy(data, in, bytes, cudaMemcpyHostToDevice), "cudaMemcpy");
+  // cudaMemcpy from pageable memory may return before the device memory is
+  // written: a delegate's work is complete when it returns
+  // (docs/Delegates.md).
+  check(cudaStreamSynchronize(0), "cudaStreamSynchronize");
   check(cudaSetDevice(previous), "cudaSetDevice");
 #else
   data = malloc(bytes);

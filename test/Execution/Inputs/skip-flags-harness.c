@@ -88,6 +88,10 @@ static MemRef2D makeArgument(const etcopy_value_desc *desc,
     check(cudaMemcpy(m.allocated, values, sizeof(float) * N,
                      cudaMemcpyHostToDevice),
           "cudaMemcpy");
+    // cudaMemcpy from pageable memory may return before the device memory
+    // is written, and the method's streams do not wait for the legacy
+    // stream.
+    check(cudaStreamSynchronize(0), "cudaStreamSynchronize");
   } else {
     m.allocated = malloc(sizeof(float) * N);
     memcpy(m.allocated, values, sizeof(float) * N);

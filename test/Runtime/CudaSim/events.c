@@ -18,6 +18,10 @@ int main(void) {
   cudaEvent_t Ready;
   CHECK_CUDA(cudaMalloc((void **)&Dev, sizeof(In)));
   CHECK_CUDA(cudaMemset(Dev, 0, sizeof(In)));
+  // cudaMemset may return before the device has set the memory, and
+  // non-blocking streams are not ordered after the legacy stream it runs on:
+  // wait for it.
+  CHECK_CUDA(cudaStreamSynchronize(0));
   CHECK_CUDA(cudaStreamCreateWithFlags(&Producer, cudaStreamNonBlocking));
   CHECK_CUDA(cudaStreamCreateWithFlags(&Consumer, cudaStreamNonBlocking));
   CHECK_CUDA(cudaEventCreateWithFlags(&Ready, cudaEventDisableTiming));

@@ -220,10 +220,71 @@ int main(void) {
   // CHECK-NEXT: etcopy-cuda-sim: error: cudaStreamSynchronize: use after free: cudaMemcpyAsync(dst=0x{{[0-9a-f]+}}, src=0x{{[0-9a-f]+}}, 16 bytes, HostToDevice, stream=S1) writes dst 0x{{[0-9a-f]+}} in a 16-byte device allocation 0x{{[0-9a-f]+}} on cuda:0 that was freed (by cudaFree) before the operation executed
   // CHECK-NEXT: free-async-memory sync -> cudaErrorIllegalAddress
 
+  // free-async-memory, from a pool: the same for cudaMallocFromPoolAsync.
+  char *FromPool = NULL;
+  cudaMemPool_t Pool = NULL;
+  if (cudaDeviceGetDefaultMemPool(&Pool, 0) != cudaSuccess ||
+      cudaMallocFromPoolAsync((void **)&FromPool, 16, Pool, S) != cudaSuccess)
+    return 2;
+  rule("free-async-memory pool queue",
+       cudaMemcpyAsync(FromPool, Pinned, 16, cudaMemcpyHostToDevice, S));
+  rule("free-async-memory pool free", cudaFree(FromPool));
+  rule("free-async-memory pool sync", cudaStreamSynchronize(S));
+  // CHECK-NEXT: free-async-memory pool queue -> cudaSuccess
+  // CHECK-NEXT: free-async-memory pool free -> cudaSuccess
+  // CHECK-NEXT: etcopy-cuda-sim: error: cudaStreamSynchronize: use after free: cudaMemcpyAsync(dst=0x{{[0-9a-f]+}}, src=0x{{[0-9a-f]+}}, 16 bytes, HostToDevice, stream=S1) writes dst 0x{{[0-9a-f]+}} in a 16-byte device allocation 0x{{[0-9a-f]+}} on cuda:0 that was freed (by cudaFree) before the operation executed
+  // CHECK-NEXT: free-async-memory pool sync -> cudaErrorIllegalAddress
+
   // double-free
   rule("double-free", cudaFree(Async));
   // CHECK-NEXT: etcopy-cuda-sim: error: cudaFree: double free: 0x{{[0-9a-f]+}} was already freed (a 16-byte device allocation on cuda:0, freed by cudaFree)
   // CHECK-NEXT: double-free -> cudaErrorInvalidValue
+
+  // sync-call-order: cudaMemcpy from pageable memory to the device (staged
+  // during the call), cudaMemcpy between device memories and cudaMemset
+  // may return before the device has done them. They run on the legacy
+  // default stream, which a non-blocking stream is not ordered after: its
+  // reads see the memory as it was until the default stream is waited for.
+  cudaStream_t NonBlocking;
+  char *Order = NULL, *Fours = NULL;
+  char Pageable[4] = {3, 3, 3, 3}, Seen[4] = {0};
+  if (cudaStreamCreateWithFlags(&NonBlocking, cudaStreamNonBlocking) ||
+      cudaMalloc((void **)&Order, 4) || cudaMalloc((void **)&Fours, 4) ||
+      cudaMemset(Order, 1, 4) || cudaMemset(Fours, 4, 4) ||
+      cudaDeviceSynchronize())
+    return 2;
+#define SEEN(What)                                                             \
+  cudaMemcpyAsync(Seen, Order, 4, cudaMemcpyDeviceToHost, NonBlocking);       \
+  cudaStreamSynchronize(NonBlocking);                                          \
+  printf("sync-call-order %s: %d\n", What, Seen[0])
+  rule("sync-call-order memset", cudaMemset(Order, 2, 4));
+  SEEN("unordered");
+  cudaStreamSynchronize(0);
+  SEEN("after the default stream");
+  rule("sync-call-order pageable",
+       cudaMemcpy(Order, Pageable, 4, cudaMemcpyHostToDevice));
+  Pageable[0] = 9;
+  SEEN("unordered");
+  cudaStreamSynchronize(0);
+  SEEN("after the default stream");
+  rule("sync-call-order device",
+       cudaMemcpy(Order, Fours, 4, cudaMemcpyDeviceToDevice));
+  SEEN("unordered");
+  cudaDeviceSynchronize();
+  SEEN("after the device");
+#undef SEEN
+  cudaFree(Order);
+  cudaFree(Fours);
+  cudaStreamDestroy(NonBlocking);
+  // CHECK-NEXT: sync-call-order memset -> cudaSuccess
+  // CHECK-NEXT: sync-call-order unordered: 1
+  // CHECK-NEXT: sync-call-order after the default stream: 2
+  // CHECK-NEXT: sync-call-order pageable -> cudaSuccess
+  // CHECK-NEXT: sync-call-order unordered: 2
+  // CHECK-NEXT: sync-call-order after the default stream: 3
+  // CHECK-NEXT: sync-call-order device -> cudaSuccess
+  // CHECK-NEXT: sync-call-order unordered: 3
+  // CHECK-NEXT: sync-call-order after the device: 4
 
   // --- Streams and events ------------------------------------------------
   rule("stream-handle unknown", cudaStreamSynchronize((cudaStream_t)0x1234));
@@ -504,6 +565,55 @@ int main(void) {
   // CHECK-NEXT: graph-unfreed-allocation first -> cudaSuccess
   // CHECK-NEXT: etcopy-cuda-sim: error: cudaGraphLaunch: 1 allocations of the previous launch of GE{{[0-9]+}} remain unfreed (the graph allocates memory it does not free, and was not instantiated with cudaGraphInstantiateFlagAutoFreeOnLaunch)
   // CHECK-NEXT: graph-unfreed-allocation again -> cudaErrorInvalidValue
+
+  // graph-free-node: a captured cudaFreeAsync is a free node, of a graph
+  // allocation only (cudaMallocAsync or cudaMallocFromPoolAsync in a
+  // capture); other memory fails and invalidates the capture.
+  cudaGraph_t FreeGraph = NULL;
+  cudaGraphExec_t FreeExec = NULL;
+  char *Outside = NULL;
+  if (cudaMallocAsync((void **)&Outside, 64, S) != cudaSuccess)
+    return 2;
+  cudaStreamBeginCapture(S, cudaStreamCaptureModeGlobal);
+  rule("graph-free-node outside", cudaFreeAsync(Outside, S));
+  rule("graph-free-node outside end", cudaStreamEndCapture(S, &FreeGraph));
+  rule("graph-free-node outside free", cudaFreeAsync(Outside, S));
+  // CHECK-NEXT: etcopy-cuda-sim: error: cudaFreeAsync: invalid pointer: 0x{{[0-9a-f]+}} is not a graph allocation (it is from cudaMallocAsync, not from cudaMallocAsync or cudaMallocFromPoolAsync in a capture), and S{{[0-9]+}} is capturing a graph, where cudaFreeAsync makes a free node; the capture is invalidated
+  // CHECK-NEXT: graph-free-node outside -> cudaErrorInvalidValue
+  // CHECK-NEXT: etcopy-cuda-sim: error: cudaStreamEndCapture: the capture of S{{[0-9]+}} was invalidated by an earlier call; no graph is returned
+  // CHECK-NEXT: graph-free-node outside end -> cudaErrorStreamCaptureInvalidated
+  // CHECK-NEXT: graph-free-node outside free -> cudaSuccess
+  // A pool's allocation in a capture is an allocation node, which the
+  // graph frees: every launch allocates and frees it.
+  char *PoolNode = NULL;
+  cudaStreamBeginCapture(S, cudaStreamCaptureModeGlobal);
+  rule("graph-free-node pool alloc",
+       cudaMallocFromPoolAsync((void **)&PoolNode, 64, Pool, S));
+  rule("graph-free-node pool free", cudaFreeAsync(PoolNode, S));
+  rule("graph-free-node pool end", cudaStreamEndCapture(S, &FreeGraph));
+  cudaGraphInstantiate(&FreeExec, FreeGraph, 0);
+  rule("graph-free-node pool launch", cudaGraphLaunch(FreeExec, S));
+  rule("graph-free-node pool launch again", cudaGraphLaunch(FreeExec, S));
+  rule("graph-free-node pool sync", cudaStreamSynchronize(S));
+  // CHECK-NEXT: graph-free-node pool alloc -> cudaSuccess
+  // CHECK-NEXT: graph-free-node pool free -> cudaSuccess
+  // CHECK-NEXT: graph-free-node pool end -> cudaSuccess
+  // CHECK-NEXT: graph-free-node pool launch -> cudaSuccess
+  // CHECK-NEXT: graph-free-node pool launch again -> cudaSuccess
+  // CHECK-NEXT: graph-free-node pool sync -> cudaSuccess
+
+  // graph-one-instance: a graph with allocation or free nodes has one
+  // instance at a time.
+  cudaGraphExec_t Second = NULL;
+  rule("graph-one-instance second", cudaGraphInstantiate(&Second, FreeGraph, 0));
+  cudaGraphExecDestroy(FreeExec);
+  rule("graph-one-instance after destroy",
+       cudaGraphInstantiate(&Second, FreeGraph, 0));
+  cudaGraphExecDestroy(Second);
+  cudaGraphDestroy(FreeGraph);
+  // CHECK-NEXT: etcopy-cuda-sim: error: cudaGraphInstantiate: G{{[0-9]+}} has allocation or free nodes and GE{{[0-9]+}}, an instance of it, is not destroyed: such a graph has at most one instance at a time
+  // CHECK-NEXT: graph-one-instance second -> cudaErrorInvalidValue
+  // CHECK-NEXT: graph-one-instance after destroy -> cudaSuccess
 
   // graph-handle: destroyed graphs and instances are invalid handles.
   rule("graph-handle exec", cudaGraphExecDestroy(GE));

@@ -101,8 +101,11 @@ static int run(const Layout *l, enum Sides sides, int print) {
   float hostSrc[Elements], hostDst[Elements];
   memcpy(hostSrc, pattern, sizeof pattern);
   memcpy(hostDst, oneBuffer ? pattern : minusOne, sizeof pattern);
+  // cudaMemcpy from pageable memory may return before the device memory is
+  // written, and the copy under test runs on a non-blocking stream: wait.
   if (cudaMemcpy(deviceA, pattern, sizeof pattern, cudaMemcpyHostToDevice) ||
-      cudaMemcpy(deviceB, minusOne, sizeof pattern, cudaMemcpyHostToDevice))
+      cudaMemcpy(deviceB, minusOne, sizeof pattern, cudaMemcpyHostToDevice) ||
+      cudaStreamSynchronize(0))
     fail("setting up the device buffers");
 
   void *src, *dst;
