@@ -797,6 +797,7 @@ public:
   void execute(const Op &O, const Stream *S, DrainContext &Ctx);
   std::string describeOp(const Op &O, const std::string &StreamText) const;
   cudaError_t runSynchronously(const char *Api, const Op &O);
+  void drainBlockingStreams(const Op &O, DrainContext &Ctx);
   static bool returnsBeforeDone(const Op &O);
   cudaError_t queueOnLegacyStream(const char *Api, Op O);
   void involvedDevices(const Op &O, bool (&Involved)[kMaxDevices]) const;

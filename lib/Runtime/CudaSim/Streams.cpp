@@ -384,13 +384,19 @@ void Simulator::execute(const Op &O, const Stream *S, DrainContext &Ctx) {
 /// for, as on a real device.
 cudaError_t Simulator::runSynchronously(const char *Api, const Op &O) {
   DrainContext Ctx(Api);
+  drainBlockingStreams(O, Ctx);
+  execute(O, nullptr, Ctx);
+  return Ctx.Error;
+}
+
+/// Executes the queued work of the default and blocking streams of the
+/// devices a synchronous copy or memset involves, which it waits for.
+void Simulator::drainBlockingStreams(const Op &O, DrainContext &Ctx) {
   bool Involved[kMaxDevices] = {};
   involvedDevices(O, Involved);
   for (int Device = 0; Device < Cfg.NumDevices; ++Device)
     if (Involved[Device])
       drainDevice(Device, /*BlockingOnly=*/true, Ctx);
-  execute(O, nullptr, Ctx);
-  return Ctx.Error;
 }
 
 /// Whether a synchronous copy or memset may return before the device has
@@ -426,11 +432,7 @@ bool Simulator::returnsBeforeDone(const Op &O) {
 cudaError_t Simulator::queueOnLegacyStream(const char *Api, Op O) {
   if (O.Kind == OpKind::Copy && O.Path == CopyPath::PageableToDevice) {
     DrainContext Ctx(Api);
-    bool Involved[kMaxDevices] = {};
-    involvedDevices(O, Involved);
-    for (int Device = 0; Device < Cfg.NumDevices; ++Device)
-      if (Involved[Device])
-        drainDevice(Device, /*BlockingOnly=*/true, Ctx);
+    drainBlockingStreams(O, Ctx);
     if (Ctx.Error != cudaSuccess)
       return Ctx.Error;
     O.Snapshot = snapshotSource(O);
