@@ -182,7 +182,11 @@ def ConvertGPUToCUDARuntime
     stream (consecutive `gpu.memcpy` ops of a block with nothing between
     them that touches memory or waits, none writing what another reads or
     writes) is one `cudaMemcpyBatchAsync`; a failure of the batch is
-    reported at the first copy of the run. A copy between the memory of two
+    reported at the first copy of the run. Consecutive copies of one stream
+    that no batch holds share one call of the runtime support, up to four
+    (`__etcopy_memcpy_x2` to `_x4`), which makes their `cudaMemcpyAsync`
+    calls in order and reports each at its own location: fewer calls to
+    build, verify and print. A copy between the memory of two
     explicit devices is a `cudaMemcpyPeerAsync`, after peer access has been
     enabled once per pair of devices where the devices allow it. Host
     buffers that the function allocates, copies to or from a device and
@@ -213,7 +217,8 @@ def ConvertGPUToCUDARuntime
     why. Linear in the size of the functions.
 
     The pass is linear in the size of the module, and the code it emits
-    small: per op one call and its line number; constants, file names and
+    small: per op one call (consecutive copies share one) and its line
+    number; constants, file names and
     scratch slots are shared per function (one op per constant value),
     messages per module; other host buffers come from `aligned_alloc`. It
     folds the unrealized casts its patterns leave that cancel out, as

@@ -15,6 +15,7 @@
 #include "mlir/Conversion/LLVMCommon/TypeConverter.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 namespace mlir::etcopy::cuda_lowering {
@@ -57,6 +58,8 @@ public:
   void lowerFunction(ArrayRef<Operation *> ops) {
     planWaitsForOneOp(ops);
     for (Operation *op : ops) {
+      if (!isa<gpu::MemcpyOp>(op))
+        issueSequence();
       builder.setInsertionPoint(op);
       TypeSwitch<Operation *>(op)
           .Case<gpu::AllocOp, gpu::DeallocOp, gpu::MemcpyOp, gpu::MemsetOp,
@@ -72,6 +75,7 @@ public:
                                  {plan.stream, getStreamDevice(plan)});
       }
     }
+    issueSequence();
     recorded.clear();
     waitsForOneOp.clear();
     // The ops only use each other's results now.
@@ -448,9 +452,12 @@ private:
     FunctionValues &values = getValues(plan);
     Location loc = op.getLoc();
     MemRefType srcType = op.getSrc().getType();
+    if (!continuesSequence(op, plan, adaptor.getAsyncDependencies()))
+      issueSequence();
     prepare(op, plan, adaptor.getAsyncDependencies());
 
     if (plan.batch) {
+      issueSequence();
       // The copies before the last are made by the batch, at the last.
       if (op == plan.batch->copies.back())
         emitBatch(*plan.batch, op, adaptor);
@@ -466,17 +473,27 @@ private:
       Value src = getFirstElement(loc, op.getSrc(), adaptor.getSrc(), values);
       Value dst = getFirstElement(loc, op.getDst(), adaptor.getDst(), values);
       Value bytes = values.getI64(builder, getStaticBytes(op));
-      if (isPeerCopy(srcPlace, dstPlace))
+      if (isPeerCopy(srcPlace, dstPlace)) {
+        issueSequence();
         callSupport(loc, plan, "__etcopy_memcpy_peer",
                     {dst, values.getI32(builder, dstPlace.ordinal), src,
                      values.getI32(builder, srcPlace.ordinal), bytes,
                      plan.stream});
-      else
-        callSupport(loc, plan, "__etcopy_memcpy",
-                    {dst, src, bytes, kind, plan.stream});
+      } else {
+        sequence.push_back({dst, src, bytes, kind, loc, plan.location});
+        sequenceEnd = op;
+        sequenceStream = plan.stream;
+        // The call waits for the stream's next copy unless the host waits
+        // for this one (a sync copy, or an event recorded after it) or the
+        // sequence is full.
+        if (!op.getAsyncToken() || recorded.contains(op) ||
+            sequence.size() == kMaxCopiesPerCall)
+          issueSequence();
+      }
     } else {
       // The helper reads sizes and strides from the descriptors, compares
       // dynamic sizes and picks the copies.
+      issueSequence();
       Value dstSlot =
           values.getSlot(builder, adaptor.getDst().getType(), /*index=*/0);
       Value srcSlot =
@@ -488,6 +505,69 @@ private:
                    getElementBytes(loc, srcType, values), kind, plan.stream});
     }
     finish(op, plan, {});
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Sequences of copies
+  //===--------------------------------------------------------------------===//
+
+  /// Whether `op` may join the sequence of copies not issued yet: on the
+  /// sequence's stream, in its block and file, with nothing to emit before
+  /// the op (no device switch, no join of another stream) and only ops
+  /// without memory effects between the sequence's last copy and `op`, so
+  /// that issuing the earlier copies at `op` is not observable. Whether
+  /// `op` is a copy a sequence holds (of static shape, not between devices,
+  /// not batched) is known later; one that is not issues the sequence
+  /// before its own calls. Linear in the ops between the two copies.
+  bool continuesSequence(gpu::MemcpyOp op, const OpPlan &plan,
+                         ValueRange dependencies) const {
+    if (sequence.empty() || plan.batch || plan.stream != sequenceStream ||
+        plan.location[0] != sequence.front().location[0] ||
+        plan.switchToDevice || op->getBlock() != sequenceEnd->getBlock())
+      return false;
+    if (!plan.function->streamDevices.empty() &&
+        llvm::any_of(dependencies,
+                     [&](Value token) { return token != plan.stream; }))
+      return false;
+    for (Operation *between = sequenceEnd->getNextNode(); between != op;
+         between = between->getNextNode())
+      if (!isMemoryEffectFree(between))
+        return false;
+    return true;
+  }
+
+  /// Issues the sequence of copies not issued yet, at its last copy: one
+  /// `__etcopy_memcpy` for a single copy, else one call of the support
+  /// function that makes the sequence's cudaMemcpyAsync calls in order, each
+  /// copy with its own location. A lowered module with fewer calls costs
+  /// less to build, verify, print and compile.
+  void issueSequence() {
+    if (sequence.empty())
+      return;
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPoint(sequenceEnd);
+    if (sequence.size() == 1) {
+      const SequencedCopy &copy = sequence.front();
+      SmallVector<Value, 8> arguments{copy.dst, copy.src, copy.bytes, copy.kind,
+                                      sequenceStream};
+      llvm::append_range(arguments, copy.location);
+      support.call(builder, copy.loc, "__etcopy_memcpy", arguments);
+    } else {
+      static constexpr StringLiteral names[] = {
+          "__etcopy_memcpy_x2", "__etcopy_memcpy_x3", "__etcopy_memcpy_x4"};
+      static_assert(std::size(names) == kMaxCopiesPerCall - 1);
+      SmallVector<Value, 2 + 6 * kMaxCopiesPerCall> arguments{
+          sequenceStream, sequence.front().location[0]};
+      SmallVector<Location, kMaxCopiesPerCall> locations;
+      for (const SequencedCopy &copy : sequence) {
+        arguments.append({copy.dst, copy.src, copy.bytes, copy.kind,
+                          copy.location[1], copy.location[2]});
+        locations.push_back(copy.loc);
+      }
+      support.call(builder, FusedLoc::get(builder.getContext(), locations),
+                   names[sequence.size() - 2], arguments);
+    }
+    sequence.clear();
   }
 
   /// The bytes of a copy of static shape.
@@ -663,6 +743,21 @@ private:
   DenseMap<Operation *, Operation *> waitsForOneOp;
   /// The operands of the op being lowered.
   SmallVector<Value> operands;
+
+  /// The most copies one support call makes (`__etcopy_memcpy_x4`).
+  static constexpr size_t kMaxCopiesPerCall = 4;
+  /// A copy of a sequence: its `__etcopy_memcpy` arguments but the stream.
+  struct SequencedCopy {
+    Value dst, src, bytes, kind;
+    Location loc;
+    std::array<Value, 3> location;
+  };
+  /// The copies of one stream whose calls wait for the next copy of the
+  /// stream, in program order: consecutive copies share one call. The last
+  /// of them, and their stream.
+  SmallVector<SequencedCopy, kMaxCopiesPerCall> sequence;
+  Operation *sequenceEnd = nullptr;
+  Value sequenceStream;
 };
 
 } // namespace

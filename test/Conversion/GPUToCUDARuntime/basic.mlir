@@ -25,25 +25,26 @@
 // CHECK-NEXT: %[[COL3:.*]] = llvm.mlir.constant(3 : i32) : i32
 // CHECK-NEXT: %[[BYTES:.*]] = llvm.mlir.constant(24 : i64) : i64
 // CHECK-NEXT: %[[TWO:.*]] = llvm.mlir.constant(2 : i32) : i32
-// CHECK-NEXT: %[[L_FUNC:.*]] = llvm.mlir.constant([[# @LINE + 43]] : i32) : i32
+// CHECK-NEXT: %[[L_FUNC:.*]] = llvm.mlir.constant([[# @LINE + 50]] : i32) : i32
 // The caller's device is saved, cuda:0 selected and its stream got.
 // CHECK-NEXT: %[[PREVIOUS:.*]] = llvm.call @__etcopy_get_device(%[[FILE]], %[[L_FUNC]], %[[ONE]]) : (!llvm.ptr, i32, i32) -> i32
 // CHECK-NEXT: %[[STREAM:.*]] = llvm.call @__etcopy_get_stream(%[[ZERO]], %[[FILE]], %[[L_FUNC]], %[[ONE]]) : (i32, !llvm.ptr, i32, i32) -> !llvm.ptr
-// CHECK-NEXT: %[[L_ALLOC:.*]] = llvm.mlir.constant([[# @LINE + 41]] : i32) : i32
+// CHECK-NEXT: %[[L_ALLOC:.*]] = llvm.mlir.constant([[# @LINE + 48]] : i32) : i32
 // CHECK-NEXT: %[[D:.*]] = llvm.call @__etcopy_malloc(%[[BYTES]], %[[STREAM]], %[[FILE]], %[[L_ALLOC]], %[[COL13]]) : (i64, !llvm.ptr, !llvm.ptr, i32, i32) -> !llvm.ptr
-// The copies use the first elements and a static byte count; 1 is
-// cudaMemcpyHostToDevice, 2 cudaMemcpyDeviceToHost.
-// CHECK-NEXT: %[[L_H2D:.*]] = llvm.mlir.constant([[# @LINE + 38]] : i32) : i32
-// CHECK-NEXT: llvm.call @__etcopy_memcpy(%[[D]], %[[H]], %[[BYTES]], %[[ONE]], %[[STREAM]], %[[FILE]], %[[L_H2D]], %[[COL9]]) : (!llvm.ptr, !llvm.ptr, i64, i32, !llvm.ptr, !llvm.ptr, i32, i32) -> ()
-// CHECK-NEXT: %[[L_D2H:.*]] = llvm.mlir.constant([[# @LINE + 37]] : i32) : i32
-// CHECK-NEXT: llvm.call @__etcopy_memcpy(%[[OUT]], %[[D]], %[[BYTES]], %[[TWO]], %[[STREAM]], %[[FILE]], %[[L_D2H]], %[[COL9]])
-// CHECK-NEXT: %[[L_FREE:.*]] = llvm.mlir.constant([[# @LINE + 36]] : i32) : i32
+// The two copies of the stream are one call (copy-sequences.mlir): the stream
+// and the file, then for each copy its first elements, a static byte count,
+// the kind (1 is cudaMemcpyHostToDevice, 2 cudaMemcpyDeviceToHost), the
+// line and the column.
+// CHECK-NEXT: %[[L_H2D:.*]] = llvm.mlir.constant([[# @LINE + 43]] : i32) : i32
+// CHECK-NEXT: %[[L_D2H:.*]] = llvm.mlir.constant([[# @LINE + 43]] : i32) : i32
+// CHECK-NEXT: llvm.call @__etcopy_memcpy_x2(%[[STREAM]], %[[FILE]], %[[D]], %[[H]], %[[BYTES]], %[[ONE]], %[[L_H2D]], %[[COL9]], %[[OUT]], %[[D]], %[[BYTES]], %[[TWO]], %[[L_D2H]], %[[COL9]]) : (!llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64, i32, i32, i32, !llvm.ptr, !llvm.ptr, i64, i32, i32, i32) -> ()
+// CHECK-NEXT: %[[L_FREE:.*]] = llvm.mlir.constant([[# @LINE + 42]] : i32) : i32
 // CHECK-NEXT: llvm.call @__etcopy_free(%[[D]], %[[STREAM]], %[[FILE]], %[[L_FREE]], %[[COL9]])
 // The explicit gpu.wait synchronises; the return does not do it again,
 // and leaves the stream to later calls.
-// CHECK-NEXT: %[[L_WAIT:.*]] = llvm.mlir.constant([[# @LINE + 33]] : i32) : i32
+// CHECK-NEXT: %[[L_WAIT:.*]] = llvm.mlir.constant([[# @LINE + 39]] : i32) : i32
 // CHECK-NEXT: llvm.call @__etcopy_stream_synchronize(%[[STREAM]], %[[FILE]], %[[L_WAIT]], %[[COL3]])
-// CHECK-NEXT: %[[L_RETURN:.*]] = llvm.mlir.constant([[# @LINE + 32]] : i32) : i32
+// CHECK-NEXT: %[[L_RETURN:.*]] = llvm.mlir.constant([[# @LINE + 38]] : i32) : i32
 // CHECK-NEXT: llvm.call @__etcopy_restore_device(%[[PREVIOUS]], %[[FILE]], %[[L_RETURN]], %[[COL3]])
 // CHECK-NEXT: llvm.return
 
@@ -53,16 +54,22 @@
 // policy with the location.
 // CHECK-LABEL: llvm.func linkonce_odr @__etcopy_malloc(
 // CHECK: llvm.call @cudaMallocAsync(
-// CHECK-LABEL: llvm.func linkonce_odr @__etcopy_memcpy(
-// CHECK-SAME: %{{[^:]+}}: !llvm.ptr, %{{[^:]+}}: !llvm.ptr, %[[BYTES_ARG:[^:]+]]: i64, %{{[^:]+}}: i32, %{{[^:]+}}: !llvm.ptr, %[[FILE_ARG:[^:]+]]: !llvm.ptr, %[[LINE_ARG:[^:]+]]: i32, %[[COL_ARG:[^:]+]]: i32)
-// CHECK: %[[ERR:.*]] = llvm.call @cudaMemcpyAsync(
-// CHECK: llvm.icmp "eq" %[[ERR]]
-// CHECK: llvm.call fastcc @{{.*}}report(%[[ERR]], %[[FILE_ARG]], %[[LINE_ARG]], %[[COL_ARG]], %{{.*}}, %{{.*}}, %[[BYTES_ARG]])
+// The run of two copies makes them in order, each with its location.
+// CHECK-LABEL: llvm.func linkonce_odr @__etcopy_memcpy_x2(
+// CHECK-SAME: %[[S:[^:]+]]: !llvm.ptr, %[[F:[^:]+]]: !llvm.ptr, %[[D0:[^:]+]]: !llvm.ptr, %[[S0:[^:]+]]: !llvm.ptr, %[[B0:[^:]+]]: i64, %[[K0:[^:]+]]: i32, %[[L0:[^:]+]]: i32, %[[C0:[^:]+]]: i32, %[[D1:[^:]+]]: !llvm.ptr, %[[S1:[^:]+]]: !llvm.ptr, %[[B1:[^:]+]]: i64, %[[K1:[^:]+]]: i32, %[[L1:[^:]+]]: i32, %[[C1:[^:]+]]: i32)
+// CHECK-NEXT: llvm.call @__etcopy_memcpy(%[[D0]], %[[S0]], %[[B0]], %[[K0]], %[[S]], %[[F]], %[[L0]], %[[C0]])
+// CHECK-NEXT: llvm.call @__etcopy_memcpy(%[[D1]], %[[S1]], %[[B1]], %[[K1]], %[[S]], %[[F]], %[[L1]], %[[C1]])
+// CHECK-NEXT: llvm.return
 // The stream provider and the error policy are weak: a program replaces
 // them by defining them. The default provider's table of streams is shared
 // by the modules of a program, and a destructor releases the streams.
 // CHECK: llvm.func weak @etcopy_get_stream(
 // CHECK: llvm.call @cudaStreamCreateWithFlags(
+// CHECK-LABEL: llvm.func linkonce_odr @__etcopy_memcpy(
+// CHECK-SAME: %{{[^:]+}}: !llvm.ptr, %{{[^:]+}}: !llvm.ptr, %[[BYTES_ARG:[^:]+]]: i64, %{{[^:]+}}: i32, %{{[^:]+}}: !llvm.ptr, %[[FILE_ARG:[^:]+]]: !llvm.ptr, %[[LINE_ARG:[^:]+]]: i32, %[[COL_ARG:[^:]+]]: i32)
+// CHECK: %[[ERR:.*]] = llvm.call @cudaMemcpyAsync(
+// CHECK: llvm.icmp "eq" %[[ERR]]
+// CHECK: llvm.call fastcc @{{.*}}report(%[[ERR]], %[[FILE_ARG]], %[[LINE_ARG]], %[[COL_ARG]], %{{.*}}, %{{.*}}, %[[BYTES_ARG]])
 // CHECK: llvm.func weak @etcopy_cuda_error(
 // CHECK: llvm.mlir.global linkonce_odr @__etcopy_streams()
 // CHECK: llvm.func internal @[[RELEASE:__etcopy.release_streams]]()

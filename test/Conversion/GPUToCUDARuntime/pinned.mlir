@@ -20,8 +20,8 @@
 // CHECK: %[[L_ALLOC:.*]] = llvm.mlir.constant([[# @LINE + 23]] : i32) : i32
 // CHECK: %[[H:.*]] = llvm.call @__etcopy_malloc_host(%[[BYTES]], %{{[^,]+}}, %[[L_ALLOC]], %{{[^,]+}}) : (i64, !llvm.ptr, i32, i32) -> !llvm.ptr
 // CHECK: llvm.store %{{.*}}, %[[H]] : f32, !llvm.ptr
-// CHECK: llvm.call @__etcopy_memcpy(%{{[^,]+}}, %[[H]],
-// CHECK: llvm.call @__etcopy_memcpy(%[[H]],
+// The two copies are one call (copy-sequences.mlir): from and to the buffer.
+// CHECK: llvm.call @__etcopy_memcpy_x2(%{{[^,]+}}, %{{[^,]+}}, %{{[^,]+}}, %[[H]], %{{[^,]+}}, %{{[^,]+}}, %{{[^,]+}}, %{{[^,]+}}, %[[H]],
 // CHECK: llvm.load %[[H]] : !llvm.ptr -> f32
 // CHECK: llvm.call @__etcopy_free_host(%[[H]], %{{[^,]+}}, %{{[^,]+}}, %{{[^,]+}}) : (!llvm.ptr, !llvm.ptr, i32, i32) -> ()
 // CHECK-NOT: @free
@@ -62,8 +62,7 @@ func.func @staging(%v: f32) -> f32 {
 // CHECK: %[[ARENA:.*]] = llvm.call @__etcopy_malloc_host(
 // CHECK: %[[VIEW:.*]] = llvm.getelementptr %[[ARENA]][64]
 // CHECK: %[[CAST:.*]] = llvm.addrspacecast %[[VIEW]]
-// CHECK: llvm.call @__etcopy_memcpy(%{{[^,]+}}, %[[ARENA]],
-// CHECK: llvm.call @__etcopy_memcpy(%[[CAST]],
+// CHECK: llvm.call @__etcopy_memcpy_x2(%{{[^,]+}}, %{{[^,]+}}, %{{[^,]+}}, %[[ARENA]], %{{[^,]+}}, %{{[^,]+}}, %{{[^,]+}}, %{{[^,]+}}, %[[CAST]],
 // CHECK: llvm.call @__etcopy_free_host(%[[ARENA]],
 func.func @host_arena(%out: memref<4xf32>) {
   %c0 = arith.constant 0 : index
