@@ -16,8 +16,9 @@
 #   (b) the copy call sites of the code `--etcopy-to-cuda` lowers the same
 #       input to: calls of cudaMemcpyAsync, cudaMemcpy2DAsync,
 #       cudaMemcpyBatchAsync, cudaMemcpyPeerAsync and of the strided-copy
-#       helper, each once, in the program's functions (not in the runtime
-#       support functions the lowering emits).
+#       helper, each once (a call of __etcopy_memcpy_xN, which makes N
+#       cudaMemcpyAsync calls, N times), in the program's functions (not in
+#       the runtime support functions the lowering emits).
 #
 # and fails, naming the input and both counts, when (b) > (a) or when the
 # lowering fails. A placement test runs with each set of

@@ -26,12 +26,15 @@ from typing import Dict
 # (__etcopy_memcpy wraps one cudaMemcpyAsync, __etcopy_memcpy_batch one
 # cudaMemcpyBatchAsync, __etcopy_memcpy_peer one cudaMemcpyPeerAsync). A
 # call of etcopy's strided-copy helper is one copy, whatever the number of
-# calls it makes; a batch is one call, whatever the number of its copies.
+# calls it makes; a batch is one call, whatever the number of its copies. A
+# call of __etcopy_memcpy_xN, which consecutive copies of a stream share,
+# is N copy call sites: it makes N calls of cudaMemcpyAsync.
 COPY_APIS = ("cudaMemcpyAsync", "cudaMemcpy2DAsync", "cudaMemcpyBatchAsync",
              "cudaMemcpyPeerAsync")
 COPY_WRAPPERS = ("__etcopy_memcpy", "__etcopy_memcpy_strided",
                  "__etcopy_memcpy_batch", "__etcopy_memcpy_peer")
 COPY_CALLEES = COPY_APIS + COPY_WRAPPERS
+SEQUENCE_WRAPPER = re.compile(r"__etcopy_memcpy_x(\d+)")
 
 COPY_OP = re.compile(r"(?<![\w.])etcopy\.(h2d|d2h|d2d)\b")
 FUNCTION = re.compile(r"^(\s*)llvm\.func\b[^@]*@([\w$.-]+)\(.*\{\s*$")
@@ -82,7 +85,8 @@ def is_runtime_support(function: str) -> bool:
 def count_copy_call_sites(llvm_mlir: str) -> Dict[str, int]:
     """Copy call sites per function of LLVM-dialect `llvm_mlir`, runtime
     support functions left out (a copy inside the strided-copy helper is
-    counted by the call of the helper)."""
+    counted by the call of the helper, the N copies of a call of
+    __etcopy_memcpy_xN N times)."""
     sites: Dict[str, int] = {}
     function, indent = None, None
     for line in llvm_mlir.splitlines():
@@ -102,6 +106,8 @@ def count_copy_call_sites(llvm_mlir: str) -> Dict[str, int]:
         for match in CALL.finditer(line):
             if match.group(1) in COPY_CALLEES:
                 sites[function] += 1
+            elif sequence := SEQUENCE_WRAPPER.fullmatch(match.group(1)):
+                sites[function] += int(sequence.group(1))
     return sites
 
 
