@@ -111,9 +111,10 @@ NOT_THE_PASSES = ("Parser", "Output")
 
 # A copy in printed output: a call of a copy entry point in lowered code
 # (etcopy's `__etcopy_memcpy*` helpers, upstream's `mgpuMemcpy`) or, where
-# the output is not lowered that far, a copy op. A batched call counts once.
-COPY = re.compile(r"\bllvm\.call (?:\w+ )?@(?:__etcopy_memcpy\w*|mgpuMemcpy)\b"
-                  r"|\bgpu\.memcpy\b|\betcopy\.(?:h2d|d2h)\b")
+# the output is not lowered that far, a copy op. A batched call counts once;
+# a call of `__etcopy_memcpy_xN`, which makes N copies in order, N times.
+COPY = re.compile(r"\bllvm\.call (?:\w+ )?@(?:__etcopy_memcpy(?:_x(\d+))?\w*"
+                  r"|mgpuMemcpy)\b|\bgpu\.memcpy\b|\betcopy\.(?:h2d|d2h)\b")
 
 
 class Measurement:
@@ -223,7 +224,7 @@ def pass_manager_seconds(report):
 def bytes_per_copy(text):
     """The size of printed output `text` per copy in it (see COPY); None
     when it holds no copy."""
-    copies = len(COPY.findall(text))
+    copies = sum(int(n) if n else 1 for n in COPY.findall(text))
     return len(text.encode()) / copies if copies else None
 
 
