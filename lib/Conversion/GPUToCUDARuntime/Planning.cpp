@@ -200,23 +200,23 @@ private:
   unsigned numAccessed[BufferAccess::kNumKinds] = {};
 };
 
-/// True for an op that may come between two copies of a batch: the copies
-/// before it move past it, so it must neither touch memory nor wait. New
-/// buffers are fine: no copy before them can use them.
+} // namespace
+
 bool isTransparentToCopies(Operation *op) {
   // The line constants planning puts before the ops touch no memory.
   if (isa<LLVM::ConstantOp>(op))
     return true;
+  // Inline assembly may write memory through its operands even where the
+  // LLVM dialect reports no effect (an `=*m` output without
+  // `has_side_effects`).
   if (op->getNumRegions() != 0 || op->hasTrait<OpTrait::IsTerminator>() ||
-      isa<CallOpInterface>(op))
+      isa<CallOpInterface, LLVM::InlineAsmOp>(op))
     return false;
   if (isa<gpu::AllocOp>(op) || isMemoryEffectFree(op))
     return true;
   auto effects = dyn_cast<MemoryEffectOpInterface>(op);
   return effects && effects.onlyHasEffect<MemoryEffects::Allocate>();
 }
-
-} // namespace
 
 //===----------------------------------------------------------------------===//
 // gpu.memset patterns

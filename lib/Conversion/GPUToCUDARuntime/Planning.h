@@ -329,6 +329,12 @@ struct OpPlan {
 
 using PlanMap = DenseMap<Operation *, OpPlan>;
 
+/// True for an op that may come between two copies that one call issues at
+/// the later copy (a batch, a sequence): the earlier copies move past it, so
+/// it must neither touch memory nor wait, nor hold a block of code. New
+/// buffers are fine: no copy before them can use them.
+bool isTransparentToCopies(Operation *op);
+
 /// Gets the streams of `func` at its entry, makes the host wait for them
 /// before each return, and plans each runtime op (and stream-ordered
 /// delegate call) in it, and its batches unless `batching` is null. Returns

@@ -15,7 +15,6 @@
 #include "mlir/Conversion/LLVMCommon/TypeConverter.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Matchers.h"
-#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 namespace mlir::etcopy::cuda_lowering {
@@ -514,8 +513,9 @@ private:
   /// Whether `op` may join the sequence of copies not issued yet: on the
   /// sequence's stream, in its block and file, with nothing to emit before
   /// the op (no device switch, no join of another stream) and only ops
-  /// without memory effects between the sequence's last copy and `op`, so
-  /// that issuing the earlier copies at `op` is not observable. Whether
+  /// transparent to copies between the sequence's last copy and `op` (as
+  /// between the copies of a batch), so that issuing the earlier copies at
+  /// `op` is not observable. Whether
   /// `op` is a copy a sequence holds (of static shape, not between devices,
   /// not batched) is known later; one that is not issues the sequence
   /// before its own calls. Linear in the ops between the two copies.
@@ -531,7 +531,7 @@ private:
       return false;
     for (Operation *between = sequenceEnd->getNextNode(); between != op;
          between = between->getNextNode())
-      if (!isMemoryEffectFree(between))
+      if (!isTransparentToCopies(between))
         return false;
     return true;
   }

@@ -17,7 +17,7 @@
 // CHECK: %[[COUNT:.*]] = llvm.mlir.constant(3 : i64) : i64
 // CHECK: %[[STREAM:.*]] = llvm.call @__etcopy_get_stream(
 // CHECK: %[[ARENA:.*]] = llvm.call @__etcopy_malloc(
-// CHECK: %[[L_FIRST:.*]] = llvm.mlir.constant([[# @LINE + 29]] : i32) : i32
+// CHECK: %[[L_FIRST:.*]] = llvm.mlir.constant([[# @LINE + 39]] : i32) : i32
 // CHECK: %[[D:.*]] = llvm.call @__etcopy_malloc(
 // CHECK: %[[POISON:.*]] = llvm.mlir.poison : !llvm.array<3 x ptr>
 // CHECK: %[[D0:.*]] = llvm.insertvalue %[[ARENA]], %[[POISON]][0]
@@ -37,8 +37,18 @@
 // CHECK-LABEL: llvm.func linkonce_odr @__etcopy_memcpy_batch(
 // CHECK: llvm.call @cudaMemcpyBatchAsync(
 
+// Without batches, the three uploads are three cudaMemcpyAsync: the first
+// two in one call (copy-sequences.mlir), the allocation before the third
+// ending that sequence.
 // NOBATCH-LABEL: llvm.func @batch(
-// NOBATCH-COUNT-3: llvm.call @__etcopy_memcpy(
+// NOBATCH-NOT: @__etcopy_memcpy
+// NOBATCH: llvm.call @__etcopy_memcpy_x2(
+// NOBATCH-NOT: @__etcopy_memcpy
+// NOBATCH: llvm.call @__etcopy_malloc(
+// NOBATCH-NOT: @__etcopy_memcpy
+// NOBATCH: llvm.call @__etcopy_memcpy(
+// NOBATCH-NOT: @__etcopy_memcpy
+// NOBATCH: llvm.return
 func.func @batch(%a: memref<4xf32>, %b: memref<8xf32>, %c: memref<2xf32>) {
   %c0 = arith.constant 0 : index
   %c16 = arith.constant 16 : index
@@ -160,4 +170,33 @@ func.func @devices(%h: memref<4xf32>, %g: memref<4xf32>) {
   %t9 = gpu.dealloc async [%t8] %e1 : memref<4xf32, #etcopy.device<cuda:1>>
   gpu.wait [%t9]
   return
+}
+
+// -----
+
+// Inline assembly between two independent uploads ends the run: it may
+// write memory through an operand (`=*m`) although the LLVM dialect reports
+// no effect without `has_side_effects`.
+// CHECK-LABEL: llvm.func @asm_between(
+// CHECK-NOT: @__etcopy_memcpy
+// CHECK: llvm.call @__etcopy_memcpy(
+// CHECK-NOT: @__etcopy_memcpy
+// CHECK: llvm.inline_asm
+// CHECK-NOT: @__etcopy_memcpy
+// CHECK: llvm.call @__etcopy_memcpy(
+// CHECK-NOT: @__etcopy_memcpy
+// CHECK: llvm.return
+func.func @asm_between(%h: memref<4xf32>, %g: memref<4xf32>, %p: !llvm.ptr) -> i32 {
+  %c0 = arith.constant 0 : index
+  %c16 = arith.constant 16 : index
+  %t0 = gpu.wait async
+  %arena, %t1 = gpu.alloc async [%t0] () : memref<32xi8, #etcopy.device<cuda:0>>
+  %v0 = memref.view %arena[%c0][] : memref<32xi8, #etcopy.device<cuda:0>> to memref<4xf32, #etcopy.device<cuda:0>>
+  %v16 = memref.view %arena[%c16][] : memref<32xi8, #etcopy.device<cuda:0>> to memref<4xf32, #etcopy.device<cuda:0>>
+  %t2 = gpu.memcpy async [%t1] %v0, %h : memref<4xf32, #etcopy.device<cuda:0>>, memref<4xf32>
+  %r = llvm.inline_asm "movl $$0, $1; movl $$1, $0", "=r,*m" %p : (!llvm.ptr) -> i32
+  %t3 = gpu.memcpy async [%t2] %v16, %g : memref<4xf32, #etcopy.device<cuda:0>>, memref<4xf32>
+  %t4 = gpu.dealloc async [%t3] %arena : memref<32xi8, #etcopy.device<cuda:0>>
+  gpu.wait [%t4]
+  return %r : i32
 }

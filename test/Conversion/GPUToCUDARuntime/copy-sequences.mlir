@@ -160,3 +160,37 @@ func.func @streams_and_strided(%h: memref<4xf32>, %d0: memref<4xf32, #etcopy.dev
   gpu.wait [%u3]
   return
 }
+
+// -----
+
+// Inline assembly may write memory through an operand (`=*m`) although the
+// LLVM dialect reports no effect without `has_side_effects`, and a loop is
+// host work the earlier copy would wait for: either ends the sequence.
+// CHECK-LABEL: llvm.func @asm_and_loop_between
+// CHECK-NOT:  @__etcopy_memcpy
+// CHECK:      llvm.call @__etcopy_memcpy(
+// CHECK-NOT:  @__etcopy_memcpy
+// CHECK:      llvm.inline_asm
+// CHECK-NOT:  @__etcopy_memcpy
+// CHECK:      llvm.call @__etcopy_memcpy(
+// CHECK-NOT:  @__etcopy_memcpy
+// CHECK:      scf.for
+// CHECK-NOT:  @__etcopy_memcpy
+// CHECK:      llvm.call @__etcopy_memcpy(
+// CHECK-NOT:  @__etcopy_memcpy
+// CHECK:      llvm.return
+func.func @asm_and_loop_between(%h: memref<4xf32>, %d: memref<4xf32, #etcopy.device<cuda:0>>, %p: !llvm.ptr, %n: index) -> (i32, index) {
+  %t0 = gpu.wait async
+  %t1 = gpu.memcpy async [%t0] %d, %h : memref<4xf32, #etcopy.device<cuda:0>>, memref<4xf32>
+  %r = llvm.inline_asm "movl $$0, $1; movl $$1, $0", "=r,*m" %p : (!llvm.ptr) -> i32
+  %t2 = gpu.memcpy async [%t1] %h, %d : memref<4xf32>, memref<4xf32, #etcopy.device<cuda:0>>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %sum = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %c0) -> index {
+    %next = arith.addi %acc, %i : index
+    scf.yield %next : index
+  }
+  %t3 = gpu.memcpy async [%t2] %d, %h : memref<4xf32, #etcopy.device<cuda:0>>, memref<4xf32>
+  gpu.wait [%t3]
+  return %r, %sum : i32, index
+}
