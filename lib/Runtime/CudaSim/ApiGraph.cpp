@@ -80,9 +80,24 @@ cudaError_t Simulator::checkDeviceNotCapturing(const char *Api, int Device) {
   return cudaSuccess;
 }
 
+// The CUDA Programming Guide, "Graph Memory Nodes": a graph allocation's
+// lifetime "begins when GPU execution reaches the allocating graph node and
+// ends when" a free node, cudaFreeAsync or cudaFree frees it, and "Graph
+// destruction does not automatically free any live graph-allocated memory,
+// even though it ends the lifetime of the allocation node. The allocation
+// must subsequently be freed in another graph, or using
+// cudaFreeAsync()/cudaFree()." So an allocation that a launch made and no
+// free node of the graph frees stays: the program must free it, and the
+// leak check at exit reports it otherwise. The others go with the graph.
 void Simulator::releaseGraphBody(GraphBody &Body, const char *By) {
-  for (Allocation *A : Body.Allocations)
-    release(*A, By, 0);
+  for (Allocation *A : Body.Allocations) {
+    bool FreedByNode =
+        std::any_of(Body.Nodes.begin(), Body.Nodes.end(), [&](const Op &N) {
+          return N.Kind == OpKind::Free && N.DstAlloc == A;
+        });
+    if (!Body.Launched || FreedByNode)
+      release(*A, By, 0);
+  }
   Body.Allocations.clear();
 }
 
@@ -396,6 +411,7 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec,
                      E->Body->UnfreedAllocations, execName(E->Id).c_str());
   if (S && Error == cudaSuccess) {
     E->Launched = true;
+    E->Body->Launched = true;
     for (const Op &N : E->Body->Nodes)
       if ((Error = replayNode(Sim, *E->Body, *S, N)) != cudaSuccess)
         break;

@@ -525,6 +525,9 @@ struct GraphBody {
   std::vector<Allocation *> Allocations;
   /// Allocations of the capture that no captured cudaFreeAsync frees.
   size_t UnfreedAllocations = 0;
+  /// Whether an instance was launched: the allocations no free node frees
+  /// are then live, and outlive the graph (releaseGraphBody).
+  bool Launched = false;
 };
 
 struct Graph {

@@ -630,6 +630,18 @@ int main(void) {
   // CHECK-NEXT: etcopy-cuda-sim: error: cudaGraphInstantiate: invalid graph handle 0x{{[0-9a-f]+}} (G{{[0-9]+}} was destroyed by cudaGraphDestroy)
   // CHECK-NEXT: graph-handle instantiate -> cudaErrorInvalidValue
 
+  // graph-allocation-outlives-graph: the allocation of graph-unfreed-
+  // allocation, which a launch made and no free node frees, is live after
+  // the graph and its instance are destroyed, until the program frees it
+  // (graph-allocation-leak.c: else it leaks).
+  rule("graph-allocation-outlives-graph use",
+       cudaMemsetAsync(GraphMemory, 0, 64, S));
+  rule("graph-allocation-outlives-graph free", cudaFreeAsync(GraphMemory, S));
+  rule("graph-allocation-outlives-graph sync", cudaStreamSynchronize(S));
+  // CHECK-NEXT: graph-allocation-outlives-graph use -> cudaSuccess
+  // CHECK-NEXT: graph-allocation-outlives-graph free -> cudaSuccess
+  // CHECK-NEXT: graph-allocation-outlives-graph sync -> cudaSuccess
+
   cudaHostUnregister(Split + 32);
   free(Split);
   cudaEventDestroy(E);
