@@ -116,7 +116,7 @@ cudaStreamBeginCapture(cudaStream_t stream, enum cudaStreamCaptureMode mode) {
   cudaError_t Error = Sim.enterRuntime(EntryPoint::cudaStreamBeginCapture);
   Stream *S = Error == cudaSuccess ? Sim.lookupStream(Api, stream, Error)
                                    : nullptr;
-  if (S && S->isDefault())
+  if (S && (S->isDefault() || S->PerThread))
     Error = Sim.fail(Api, cudaErrorInvalidValue,
                      "capture may not be initiated on the default stream "
                      "(cudaStreamLegacy; the simulator also rejects "

@@ -453,7 +453,7 @@ void Simulator::runExitChecks() {
     std::string Names;
     size_t Count = 0;
     for (const auto &S : AllStreams)
-      if (!S->Destroyed && Count++ < kMaxListedLeaks)
+      if (!S->Destroyed && !S->PerThread && Count++ < kMaxListedLeaks)
         Names += (Names.empty() ? "" : ", ") + streamName(*S);
     if (Count != 0)
       emit("warning", "leak: %zu stream(s) never destroyed: %s%s", Count,

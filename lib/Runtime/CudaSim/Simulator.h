@@ -549,6 +549,9 @@ struct Stream {
   int Device = 0;
   unsigned Flags = cudaStreamDefault;
   bool Destroyed = false;
+  /// cudaStreamPerThread of one host thread on this device: a blocking
+  /// stream that the program neither creates nor destroys.
+  bool PerThread = false;
   /// Set while the queue is being executed, to catch dependency cycles.
   bool Draining = false;
   std::deque<Op> Queue;
@@ -627,8 +630,12 @@ struct DeviceState {
   MemPool *DefaultPool = nullptr;
   MemPool *CurrentPool = nullptr;
   /// Created streams of this device, including destroyed ones that still
-  /// have queued work (the "orphans" that run at the next device-wide sync).
+  /// have queued work (the "orphans" that run at the next device-wide sync),
+  /// and the per-thread default streams.
   std::vector<Stream *> Streams;
+  /// The per-thread default stream of each host thread that used one on
+  /// this device (owned by AllStreams).
+  std::map<std::thread::id, Stream *> PerThreadStreams;
   /// Bytes of live device and managed memory, for the memory limit.
   uint64_t LiveBytes = 0;
   /// The most LiveBytes ever held (peak_device_bytes of the statistics).
@@ -783,6 +790,9 @@ public:
                        cudaError_t &Error);
   Event *lookupEvent(const char *Api, cudaEvent_t Handle, cudaError_t &Error);
   Stream *createStream(unsigned Flags);
+  /// The calling thread's cudaStreamPerThread on the current device, made at
+  /// its first use.
+  Stream *perThreadStream();
   Event *createEvent(unsigned Flags);
   void destroyStream(Stream &S);
   void enqueue(Stream &S, Op O);

@@ -79,12 +79,21 @@ cudaError_t Simulator::requireDevice(const char *Api) {
 }
 
 std::string Simulator::streamName(const Stream &S) const {
+  if (S.PerThread)
+    return format("S%u/per-thread", S.Id);
   if (!S.isDefault())
     return format("S%u", S.Id);
   return S.Device == 0 ? std::string("S0") : format("S0@cuda:%d", S.Device);
 }
 
 std::string Simulator::streamLabel(cudaStream_t Handle) const {
+  if (Handle == cudaStreamPerThread && Cfg.NumDevices != 0) {
+    const auto &PerThread = Devices[size_t(CurrentDevice)].PerThreadStreams;
+    auto It = PerThread.find(std::this_thread::get_id());
+    return It == PerThread.end() || It->second->Destroyed
+               ? std::string("cudaStreamPerThread")
+               : streamName(*It->second);
+  }
   if (Handle == nullptr || Handle == cudaStreamLegacy ||
       Handle == cudaStreamPerThread)
     return Cfg.NumDevices == 0
@@ -101,13 +110,13 @@ std::string Simulator::eventLabel(cudaEvent_t Handle) const {
 
 Stream *Simulator::lookupStream(const char *Api, cudaStream_t Handle,
                                 cudaError_t &Error) {
-  // The legacy and per-thread default streams are both modelled as the
-  // current device's default stream.
   if (Handle == nullptr || Handle == cudaStreamLegacy ||
       Handle == cudaStreamPerThread) {
     Error = requireDevice(Api);
     if (Error != cudaSuccess)
       return nullptr;
+    if (Handle == cudaStreamPerThread)
+      return perThreadStream();
     return Devices[size_t(CurrentDevice)].DefaultStream.get();
   }
   auto It = StreamHandles.find(Handle);
@@ -160,6 +169,31 @@ Stream *Simulator::createStream(unsigned Flags) {
   StreamHandles[S] = S;
   Devices[size_t(S->Device)].Streams.push_back(S);
   ++Stats.StreamsCreated;
+  return S;
+}
+
+// CUDA's "Stream synchronization behavior" page: "The per-thread default
+// stream is an implicit stream local to both the thread and the CUcontext,
+// and which does not synchronize with other streams (just like explicitly
+// created streams). The per-thread default stream is not a non-blocking
+// stream and will synchronize with the legacy default stream if both are
+// used in a program." So it is a blocking stream of its thread and device:
+// it waits for the legacy default stream, which waits for it, and for no
+// other stream.
+Stream *Simulator::perThreadStream() {
+  DeviceState &D = Devices[size_t(CurrentDevice)];
+  Stream *&S = D.PerThreadStreams[std::this_thread::get_id()];
+  // cudaDeviceReset destroyed the previous one.
+  if (!S || S->Destroyed) {
+    auto Created = std::make_unique<Stream>();
+    Created->Id = uint32_t(AllStreams.size() + 1);
+    Created->Device = CurrentDevice;
+    Created->Flags = cudaStreamDefault;
+    Created->PerThread = true;
+    S = Created.get();
+    AllStreams.push_back(std::move(Created));
+    D.Streams.push_back(S);
+  }
   return S;
 }
 
@@ -470,7 +504,8 @@ cudaError_t Simulator::resetCurrentDevice() {
   for (const auto &S : AllStreams)
     if (S->Device == Device && !S->Destroyed) {
       S->Destroyed = true;
-      ++Stats.StreamsDestroyed;
+      if (!S->PerThread)
+        ++Stats.StreamsDestroyed;
     }
   for (const auto &E : AllEvents)
     if (E->Device == Device && !E->Destroyed) {

@@ -60,7 +60,8 @@ int main(void) {
   const void *MixedSrc[3] = {DevA, DevB, DevB};
   report("mixed", cudaMemcpyBatchAsync(Mixed, MixedSrc, Sizes, 3, Two, TwoIdxs, 2,
                                        cudaStreamPerThread));
-  // cudaStreamPerThread is the default stream: the synchronous copy runs it.
+  // The synchronous copy runs on the legacy default stream, which waits for
+  // the per-thread stream: it runs the batch first.
   int OutC[4] = {0, 0, 0, 0};
   cudaMemcpy(OutC, DevC, sizeof(OutC), cudaMemcpyDeviceToHost);
   printf("mixed: %d %d %d\n", OutA[3], OutB[3], OutC[0]);
