@@ -411,10 +411,12 @@ ETCOPY_CUDA_SIM_API cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec,
                      E->Body->UnfreedAllocations, execName(E->Id).c_str());
   if (S && Error == cudaSuccess) {
     E->Launched = true;
-    E->Body->Launched = true;
     for (const Op &N : E->Body->Nodes)
       if ((Error = replayNode(Sim, *E->Body, *S, N)) != cudaSuccess)
         break;
+    // Only a launch that runs makes the graph's allocations live.
+    if (Error == cudaSuccess)
+      E->Body->Launched = true;
   }
   Sim.trace("cudaGraphLaunch(%s, stream=%s)%s",
             E ? execName(E->Id).c_str() : hex(graphExec).c_str(),
