@@ -5,7 +5,10 @@
 // RUN: etcopy-opt %s --etcopy-to-cuda | FileCheck %s
 
 // CHECK-LABEL: llvm.func @select(
-// CHECK-COUNT-2: llvm.call @__etcopy_memcpy(
+// CHECK-NOT: llvm.func
+// CHECK: llvm.call @__etcopy_memcpy(
+// CHECK-NOT: llvm.func
+// CHECK: llvm.call @__etcopy_memcpy(
 // CHECK-NOT: llvm.call @__etcopy_memcpy(
 // CHECK: llvm.return
 

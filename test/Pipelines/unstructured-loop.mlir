@@ -6,7 +6,8 @@
 // RUN: etcopy-opt %s --etcopy-to-cuda | FileCheck %s
 
 // CHECK-LABEL: llvm.func @cf_loop(
-// CHECK-COUNT-1: llvm.call @__etcopy_memcpy(
+// CHECK-NOT: llvm.func
+// CHECK: llvm.call @__etcopy_memcpy(
 // CHECK-NOT: llvm.call @__etcopy_memcpy(
 // CHECK: llvm.return
 

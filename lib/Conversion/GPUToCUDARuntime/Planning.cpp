@@ -206,9 +206,9 @@ bool isTransparentToCopies(Operation *op) {
   // The line constants planning puts before the ops touch no memory.
   if (isa<LLVM::ConstantOp>(op))
     return true;
-  // Inline assembly may write memory through its operands even where the
-  // LLVM dialect reports no effect (an `=*m` output without
-  // `has_side_effects`).
+  // Inline assembly may access memory through a pointer operand (an
+  // indirect `*m` constraint) even where the LLVM dialect reports no effect
+  // (without `has_side_effects`).
   if (op->getNumRegions() != 0 || op->hasTrait<OpTrait::IsTerminator>() ||
       isa<CallOpInterface, LLVM::InlineAsmOp>(op))
     return false;

@@ -177,8 +177,8 @@ func.func @devices(%h: memref<4xf32>, %g: memref<4xf32>) {
 // -----
 
 // Inline assembly between two independent uploads ends the run: it may
-// write memory through an operand (`=*m`) although the LLVM dialect reports
-// no effect without `has_side_effects`.
+// access memory through a pointer operand (the indirect `*m` here) although
+// the LLVM dialect reports no effect without `has_side_effects`.
 // CHECK-LABEL: llvm.func @asm_between(
 // CHECK-NOT: @__etcopy_memcpy
 // CHECK: llvm.call @__etcopy_memcpy(

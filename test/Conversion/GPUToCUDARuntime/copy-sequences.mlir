@@ -163,9 +163,10 @@ func.func @streams_and_strided(%h: memref<4xf32>, %d0: memref<4xf32, #etcopy.dev
 
 // -----
 
-// Inline assembly may write memory through an operand (`=*m`) although the
-// LLVM dialect reports no effect without `has_side_effects`, and a loop is
-// host work the earlier copy would wait for: either ends the sequence.
+// Inline assembly may access memory through a pointer operand (the
+// indirect `*m` here) although the LLVM dialect reports no effect without
+// `has_side_effects`, and a loop is host work the earlier copy would wait
+// for: either ends the sequence.
 // CHECK-LABEL: llvm.func @asm_and_loop_between
 // CHECK-NOT:  @__etcopy_memcpy
 // CHECK:      llvm.call @__etcopy_memcpy(
