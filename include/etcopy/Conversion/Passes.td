@@ -130,7 +130,8 @@ def ConvertGPUToCUDARuntime
     Each op becomes one call of a checked wrapper of the runtime support
     (`__etcopy_memcpy`, `__etcopy_malloc`, ...), C code compiled to LLVM IR
     when etcopy is built and copied into the module on demand; the calls'
-    last arguments are the op's file, line and column. The output needs only
+    last arguments are the op's file, line and column (consecutive copies
+    share a call, below, which takes each copy's line and column). The output needs only
     libcudart (or the CUDA simulator) and libc. The runtime support and the
     globals go in the module the pass runs on, so a `builtin.module` nested
     in it that holds any op is an error: run the pass on that module
@@ -180,8 +181,9 @@ def ConvertGPUToCUDARuntime
 
     With `batch-copies` (the default), a run of independent copies of one
     stream (consecutive `gpu.memcpy` ops of a block with nothing between
-    them that touches memory or waits, none writing what another reads or
-    writes) is one `cudaMemcpyBatchAsync`; a failure of the batch is
+    them that touches memory or waits, holds a block or is inline assembly,
+    none writing what another reads or writes) is one
+    `cudaMemcpyBatchAsync`; a failure of the batch is
     reported at the first copy of the run. Consecutive copies of one stream
     that no batch holds share one call of the runtime support, up to four
     (`__etcopy_memcpy_x2` to `_x4`), which makes their `cudaMemcpyAsync`
