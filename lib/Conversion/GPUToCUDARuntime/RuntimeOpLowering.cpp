@@ -515,10 +515,10 @@ private:
   /// the op (no device switch, no join of another stream) and only ops
   /// transparent to copies between the sequence's last copy and `op` (as
   /// between the copies of a batch), so that issuing the earlier copies at
-  /// `op` is not observable. Whether
-  /// `op` is a copy a sequence holds (of static shape, not between devices,
-  /// not batched) is known later; one that is not issues the sequence
-  /// before its own calls. Linear in the ops between the two copies.
+  /// `op` is not observable. Whether `op` is a copy a sequence holds (of
+  /// static shape, not between devices, not batched) is known later; one
+  /// that is not issues the sequence before its own calls. Linear in the
+  /// ops between the two copies.
   bool continuesSequence(gpu::MemcpyOp op, const OpPlan &plan,
                          ValueRange dependencies) const {
     if (sequence.empty() || plan.batch || plan.stream != sequenceStream ||
