@@ -124,17 +124,17 @@ void __etcopy_memcpy(void *dst, const void *src, uint64_t bytes, int32_t kind,
 /* Two, three or four copies of one stream as __etcopy_memcpy makes them, in
  * this order, each reported with its own line and column: the lowering
  * makes consecutive copies of a stream with one call. */
-#define ETCOPY_RUN_COPY(i)                                                     \
+#define ETCOPY_SEQUENCE_COPY(i)                                                \
   void *dst##i, const void *src##i, uint64_t bytes##i, int32_t kind##i,        \
       int32_t line##i, int32_t column##i
 void __etcopy_memcpy_x2(cudaStream_t stream, const char *file,
-                        ETCOPY_RUN_COPY(0), ETCOPY_RUN_COPY(1));
+                        ETCOPY_SEQUENCE_COPY(0), ETCOPY_SEQUENCE_COPY(1));
 void __etcopy_memcpy_x3(cudaStream_t stream, const char *file,
-                        ETCOPY_RUN_COPY(0), ETCOPY_RUN_COPY(1),
-                        ETCOPY_RUN_COPY(2));
+                        ETCOPY_SEQUENCE_COPY(0), ETCOPY_SEQUENCE_COPY(1),
+                        ETCOPY_SEQUENCE_COPY(2));
 void __etcopy_memcpy_x4(cudaStream_t stream, const char *file,
-                        ETCOPY_RUN_COPY(0), ETCOPY_RUN_COPY(1),
-                        ETCOPY_RUN_COPY(2), ETCOPY_RUN_COPY(3));
+                        ETCOPY_SEQUENCE_COPY(0), ETCOPY_SEQUENCE_COPY(1),
+                        ETCOPY_SEQUENCE_COPY(2), ETCOPY_SEQUENCE_COPY(3));
 void __etcopy_memcpy_strided(const etcopy_memref *dst,
                              const etcopy_memref *src, int64_t rank,
                              int64_t elementBytes, int32_t kind,

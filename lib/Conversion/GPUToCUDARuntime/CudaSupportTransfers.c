@@ -265,31 +265,31 @@ void __etcopy_memcpy(void *dst, const void *src, uint64_t bytes, int32_t kind,
         ETCOPY_AT, "cudaMemcpyAsync", describe_copy(kind), bytes);
 }
 
-#define ETCOPY_RUN_ISSUE(i)                                                    \
+#define ETCOPY_SEQUENCE_ISSUE(i)                                               \
   __etcopy_memcpy(dst##i, src##i, bytes##i, kind##i, stream, file, line##i,    \
                   column##i)
 
 void __etcopy_memcpy_x2(cudaStream_t stream, const char *file,
-                        ETCOPY_RUN_COPY(0), ETCOPY_RUN_COPY(1)) {
-  ETCOPY_RUN_ISSUE(0);
-  ETCOPY_RUN_ISSUE(1);
+                        ETCOPY_SEQUENCE_COPY(0), ETCOPY_SEQUENCE_COPY(1)) {
+  ETCOPY_SEQUENCE_ISSUE(0);
+  ETCOPY_SEQUENCE_ISSUE(1);
 }
 
 void __etcopy_memcpy_x3(cudaStream_t stream, const char *file,
-                        ETCOPY_RUN_COPY(0), ETCOPY_RUN_COPY(1),
-                        ETCOPY_RUN_COPY(2)) {
-  ETCOPY_RUN_ISSUE(0);
-  ETCOPY_RUN_ISSUE(1);
-  ETCOPY_RUN_ISSUE(2);
+                        ETCOPY_SEQUENCE_COPY(0), ETCOPY_SEQUENCE_COPY(1),
+                        ETCOPY_SEQUENCE_COPY(2)) {
+  ETCOPY_SEQUENCE_ISSUE(0);
+  ETCOPY_SEQUENCE_ISSUE(1);
+  ETCOPY_SEQUENCE_ISSUE(2);
 }
 
 void __etcopy_memcpy_x4(cudaStream_t stream, const char *file,
-                        ETCOPY_RUN_COPY(0), ETCOPY_RUN_COPY(1),
-                        ETCOPY_RUN_COPY(2), ETCOPY_RUN_COPY(3)) {
-  ETCOPY_RUN_ISSUE(0);
-  ETCOPY_RUN_ISSUE(1);
-  ETCOPY_RUN_ISSUE(2);
-  ETCOPY_RUN_ISSUE(3);
+                        ETCOPY_SEQUENCE_COPY(0), ETCOPY_SEQUENCE_COPY(1),
+                        ETCOPY_SEQUENCE_COPY(2), ETCOPY_SEQUENCE_COPY(3)) {
+  ETCOPY_SEQUENCE_ISSUE(0);
+  ETCOPY_SEQUENCE_ISSUE(1);
+  ETCOPY_SEQUENCE_ISSUE(2);
+  ETCOPY_SEQUENCE_ISSUE(3);
 }
 
 /* Submits `count` copies, none empty, as one cudaMemcpyBatchAsync. */
